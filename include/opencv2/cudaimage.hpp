@@ -1,0 +1,25 @@
+/** @file
+ * cudaimage: CUDA image processing for OpenCV.
+ *  - cv::cuda::SyncedMat: a host (page-locked) and a device image kept in step, with explicit
+ *    access modes, stream-ordered transfers and transfer counters.
+ *  - cv::cuda::createGaussianBlur / cv::cuda::GaussianBlur: a cv::cuda::Filter that matches CPU
+ *    cv::GaussianBlur (bit-exact for 8U and 16U), any kernel size, every depth and border.
+ */
+#ifndef OPENCV_CUDAIMAGE_HPP
+#define OPENCV_CUDAIMAGE_HPP
+
+#ifndef __cplusplus
+#  error cudaimage.hpp header must be compiled as C++
+#endif
+
+/** @defgroup cudaimage CUDA image processing: synchronised images and Gaussian blur
+  @{
+    @defgroup cudaimage_syncedmat Host/device synchronised image
+    @defgroup cudaimage_gaussian Gaussian blur
+  @}
+ */
+
+#include "opencv2/cudaimage/synced_mat.hpp"
+#include "opencv2/cudaimage/gaussian_blur.hpp"
+
+#endif
