@@ -1,3 +1,2 @@
-#include "opencv2/ts.hpp"
-#include "opencv2/ts/cuda_perf.hpp"
+#include "perf_precomp.hpp"
 CV_PERF_TEST_CUDA_MAIN(cudaimage)

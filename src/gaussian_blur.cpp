@@ -1,9 +1,266 @@
+// cv::cuda::createGaussianBlur / cv::cuda::GaussianBlur: argument checks, taps, plan, launch.
+// Every check runs before the first CUDA call, so bad input is reported the same with or
+// without a GPU.
 #include "precomp.hpp"
-cv::Ptr<cv::cuda::Filter> cv::cuda::createGaussianBlur(int, int, Size, double, double, int, int)
+#include <cmath>
+#include <map>
+#include <mutex>
+#include "gaussian_taps.hpp"
+#include "gaussian_launch.hpp"
+
+namespace cv { namespace cuda {
+namespace {
+
+using namespace cv::cuda::gaussian;
+
+// Largest accepted kernel size: keeps tap tables (and a pathological launch) bounded.
+constexpr int kMaxKsize = (1 << 20) - 1;
+
+bool isSupportedDepth(int depth)
 {
-    CV_Error(Error::StsNotImplemented, "");
+    return depth == CV_8U || depth == CV_16U || depth == CV_16S || depth == CV_32F || depth == CV_64F;
 }
-void cv::cuda::GaussianBlur(InputArray, OutputArray, Size, double, double, int, Stream&)
+
+void checkSrcType(int srcType)
 {
-    CV_Error(Error::StsNotImplemented, "");
+    const int depth = CV_MAT_DEPTH(srcType), cn = CV_MAT_CN(srcType);
+    if (!isSupportedDepth(depth) || cn < 1 || cn > 4)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("cv::cuda::createGaussianBlur: srcType is %s; allowed: depth CV_8U, CV_16U, CV_16S, "
+                   "CV_32F or CV_64F with 1 to 4 channels", typeToString(srcType).c_str()));
 }
+
+int checkDstType(int srcType, int dstType)
+{
+    if (dstType < 0)
+        return srcType;
+    const int floatType = CV_MAKETYPE(CV_32F, CV_MAT_CN(srcType));
+    if (dstType != srcType && dstType != floatType)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("cv::cuda::createGaussianBlur: dstType is %s for srcType %s; allowed: -1, %s or %s",
+                   typeToString(dstType).c_str(), typeToString(srcType).c_str(),
+                   typeToString(srcType).c_str(), typeToString(floatType).c_str()));
+    return dstType;
+}
+
+void checkSigma(const char* name, double sigma)
+{
+    if (!std::isfinite(sigma))
+        CV_Error_(Error::StsBadArg, ("cv::cuda::createGaussianBlur: %s is %g; allowed: a finite number", name, sigma));
+}
+
+void checkKsize(const char* name, int k, double sigma, const char* sigmaName)
+{
+    if (k < 0 || (k > 0 && k % 2 == 0) || k > kMaxKsize)
+        CV_Error_(Error::StsBadSize,
+                  ("cv::cuda::createGaussianBlur: %s is %d; allowed: 0 (derived from %s) or an odd number from 1 to %d",
+                   name, k, sigmaName, kMaxKsize));
+    if (k == 0 && !(sigma > 0))
+        CV_Error_(Error::StsBadArg,
+                  ("cv::cuda::createGaussianBlur: %s is 0 and %s is %g; a zero kernel size needs %s > 0",
+                   name, sigmaName, sigma, sigmaName));
+}
+
+bool isolatedFlag(int& mode)
+{
+    const bool isolated = (mode & BORDER_ISOLATED) != 0;
+    mode &= ~BORDER_ISOLATED;
+    return isolated;
+}
+
+void checkBorder(const char* name, int mode)
+{
+    if (mode != BORDER_CONSTANT && mode != BORDER_REPLICATE && mode != BORDER_REFLECT &&
+        mode != BORDER_WRAP && mode != BORDER_REFLECT_101)
+        CV_Error_(Error::StsBadFlag,
+                  ("cv::cuda::createGaussianBlur: %s is %d; allowed: BORDER_CONSTANT (0), BORDER_REPLICATE (1), "
+                   "BORDER_REFLECT (2), BORDER_WRAP (3), BORDER_REFLECT_101 (4), optionally | BORDER_ISOLATED (16)",
+                   name, mode));
+}
+
+// Byte range [first, last) that a matrix view touches.
+void byteRange(const GpuMat& m, const uchar*& first, const uchar*& last)
+{
+    first = m.data;
+    last = m.data + (m.rows - 1) * m.step + m.cols * m.elemSize();
+}
+
+class GaussianBlurImpl CV_FINAL : public Filter
+{
+public:
+    GaussianBlurImpl(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
+                     int rowBorderMode, int columnBorderMode)
+    {
+        checkSrcType(srcType);
+        dstType = checkDstType(srcType, dstType);
+        checkSigma("sigmaX", sigmaX);
+        checkSigma("sigmaY", sigmaY);
+        checkKsize("ksize.width", ksize.width, sigmaX, "sigmaX");
+        // sigmaY <= 0 means "same as sigmaX" (CPU rule), so ksize.height == 0 is judged on that.
+        checkKsize("ksize.height", ksize.height, sigmaY > 0 ? sigmaY : sigmaX, sigmaY > 0 ? "sigmaY" : "sigmaX");
+        if (columnBorderMode == -1)
+            columnBorderMode = rowBorderMode;
+        isolated_ = isolatedFlag(rowBorderMode) | isolatedFlag(columnBorderMode);
+        checkBorder("rowBorderMode", rowBorderMode);
+        checkBorder("columnBorderMode", columnBorderMode);
+
+        srcType_ = srcType;
+        dstType_ = dstType;
+        rowBorder_ = rowBorderMode;
+        columnBorder_ = columnBorderMode;
+
+        const int depth = CV_MAT_DEPTH(srcType);
+        const GaussianShape shape = resolveShape(depth, ksize, sigmaX, sigmaY);
+        ksize_ = shape.ksize;
+        const int bits = fixedPointBits(depth);
+        tapsX_ = makeTaps(ksize_.width, shape.sigmaX, bits);
+        tapsY_ = makeTaps(ksize_.height, shape.sigmaY, bits);
+    }
+
+    void apply(InputArray _src, OutputArray _dst, Stream& stream) CV_OVERRIDE
+    {
+        if (_src.kind() != _InputArray::CUDA_GPU_MAT)
+            CV_Error(Error::StsBadArg, "cv::cuda::GaussianBlur: src must be a cv::cuda::GpuMat (upload it, or use a SyncedMat)");
+        GpuMat src = _src.getGpuMat();
+        if (src.empty())
+            CV_Error(Error::StsBadArg, "cv::cuda::GaussianBlur: src is empty");
+        if (src.type() != srcType_)
+            CV_Error_(Error::StsUnmatchedFormats,
+                      ("cv::cuda::GaussianBlur: src type is %s but the filter was created for srcType %s",
+                       typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
+        if (static_cast<int64>(src.cols) * src.channels() > INT_MAX / 2)
+            CV_Error_(Error::StsOutOfRange, ("cv::cuda::GaussianBlur: src row has %d elements; at most %d",
+                                             src.cols * src.channels(), INT_MAX / 2));
+
+        // In place (same view) is fine; any other overlap would read pixels already written.
+        if (_dst.kind() == _InputArray::CUDA_GPU_MAT)
+        {
+            GpuMat& d = _dst.getGpuMatRef();
+            if (!d.empty() && d.size() == src.size() && d.type() == dstType_ &&
+                !(d.data == src.data && d.step == src.step))
+            {
+                const uchar *s0, *s1, *d0, *d1;
+                byteRange(src, s0, s1);
+                byteRange(d, d0, d1);
+                if (s0 < d1 && d0 < s1)
+                    CV_Error(Error::StsBadArg,
+                             "cv::cuda::GaussianBlur: dst partly overlaps src; use the same matrix (in place) or separate memory");
+            }
+        }
+
+        // CPU rule: a single row/column is not filtered across (except with a constant border
+        // on a sub-matrix, where the CPU does filter).
+        Point ofs(0, 0);
+        Size whole = src.size();
+        if (!isolated_)
+            src.locateROI(whole, ofs);
+        const bool realNeighbours = whole != src.size();
+        const bool shrink = isolated_ || !realNeighbours;
+        const bool unitY = shrink && columnBorder_ != BORDER_CONSTANT && rowBorder_ != BORDER_CONSTANT && src.rows == 1;
+        const bool unitX = shrink && columnBorder_ != BORDER_CONSTANT && rowBorder_ != BORDER_CONSTANT && src.cols == 1;
+
+        const GpuMat srcView = src; // keep the source alive while dst may be (re)allocated
+        _dst.create(src.size(), dstType_);
+        GpuMat dst = _dst.getGpuMat();
+
+        cudaStream_t s = StreamAccessor::getStream(stream);
+        GpuMat scratch;
+        const int ry = unitY ? 0 : ksize_.height / 2;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            uploadTaps();
+            // One scratch image per stream, so one filter can serve several streams at once.
+            GpuMat& buf = scratch_[s];
+            buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
+            scratch = buf;
+        }
+
+        SeparablePlan p;
+        p.depth = CV_MAT_DEPTH(srcType_);
+        p.channels = CV_MAT_CN(srcType_);
+        p.floatOutput = CV_MAT_DEPTH(dstType_) == CV_32F && p.depth != CV_32F;
+        p.srcWhole = srcView.data - ofs.y * srcView.step - ofs.x * srcView.elemSize();
+        p.srcStep = srcView.step;
+        p.wholeWidth = whole.width;
+        p.wholeHeight = whole.height;
+        p.roiX = ofs.x;
+        p.roiY = ofs.y;
+        p.width = src.cols;
+        p.height = src.rows;
+        p.dst = dst.data;
+        p.dstStep = dst.step;
+        p.scratch = scratch.data;
+        p.scratchStep = scratch.step;
+        p.tapsX = unitX ? unitTap_.data : tapsXDev_.data;
+        p.rx = unitX ? 0 : ksize_.width / 2;
+        p.tapsY = unitY ? unitTap_.data : tapsYDev_.data;
+        p.ry = ry;
+        p.rowBorder = rowBorder_;
+        p.columnBorder = columnBorder_;
+        runSeparable(p, s);
+    }
+
+private:
+    // Device copies of the taps in the type the kernels read (first apply only).
+    void uploadTaps()
+    {
+        if (!tapsXDev_.empty())
+            return;
+        const int depth = CV_MAT_DEPTH(srcType_);
+        auto toDevice = [&](const Taps1D& t, GpuMat& out) {
+            Mat host;
+            if (fixedPointBits(depth) > 0)
+                Mat(1, static_cast<int>(t.fixed.size()), CV_32SC1, const_cast<uint32_t*>(t.fixed.data())).copyTo(host);
+            else if (depth == CV_64F)
+                Mat(1, static_cast<int>(t.real.size()), CV_64FC1, const_cast<double*>(t.real.data())).copyTo(host);
+            else // float taps, as CPU sepFilter2D uses for 16S and 32F
+                Mat(1, static_cast<int>(t.real.size()), CV_64FC1, const_cast<double*>(t.real.data())).convertTo(host, CV_32F);
+            out.upload(host);
+        };
+        toDevice(tapsX_, tapsXDev_);
+        toDevice(tapsY_, tapsYDev_);
+        toDevice(makeTaps(1, 0, fixedPointBits(depth)), unitTap_);
+    }
+
+    int srcType_ = 0, dstType_ = 0;
+    Size ksize_;
+    int rowBorder_ = BORDER_REPLICATE, columnBorder_ = BORDER_REPLICATE;
+    bool isolated_ = false;
+    Taps1D tapsX_, tapsY_;
+    GpuMat tapsXDev_, tapsYDev_, unitTap_;
+    std::mutex mutex_;
+    std::map<cudaStream_t, GpuMat> scratch_;
+};
+
+} // namespace
+
+Ptr<Filter> createGaussianBlur(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
+                               int rowBorderMode, int columnBorderMode)
+{
+    return makePtr<GaussianBlurImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode);
+}
+
+void GaussianBlur(InputArray src, OutputArray dst, Size ksize, double sigmaX, double sigmaY,
+                  int borderType, Stream& stream)
+{
+    if (src.empty())
+        CV_Error(Error::StsBadArg, "cv::cuda::GaussianBlur: src is empty");
+    // Reuse the filter (taps on the device, scratch) while the arguments stay the same.
+    struct Key
+    {
+        int type; Size ksize; double sx, sy; int border;
+        bool operator==(const Key& o) const
+        { return type == o.type && ksize == o.ksize && sx == o.sx && sy == o.sy && border == o.border; }
+    };
+    static thread_local Key lastKey{-1, Size(), 0, 0, 0};
+    static thread_local Ptr<Filter> last;
+    const Key key{src.type(), ksize, sigmaX, sigmaY, borderType};
+    if (!last || !(key == lastKey))
+    {
+        last = createGaussianBlur(key.type, key.type, ksize, sigmaX, sigmaY, borderType, borderType);
+        lastKey = key;
+    }
+    last->apply(src, dst, stream);
+}
+
+}} // namespace cv::cuda

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""cv2.cuda.GaussianBlur / cv2.cuda.createGaussianBlur against cv2.GaussianBlur (values, not shapes)."""
+import unittest
+
+import numpy as np
+import cv2
+
+
+def gpu_available():
+    try:
+        return cv2.cuda.getCudaEnabledDeviceCount() > 0
+    except cv2.error:
+        return False
+
+
+class GaussianBlurBindingTest(unittest.TestCase):
+    def test_bindings_exist_and_have_docstrings(self):
+        for name in ("GaussianBlur", "createGaussianBlur"):
+            fn = getattr(cv2.cuda, name)
+            self.assertIn("GaussianBlur", fn.__doc__ or "", name)
+
+    def test_bad_arguments_raise_before_touching_the_gpu(self):
+        with self.assertRaises(cv2.error) as ctx:
+            cv2.cuda.createGaussianBlur(cv2.CV_8UC1, -1, (4, 3), 1.0)
+        self.assertIn("ksize.width is 4", str(ctx.exception))
+        with self.assertRaises(cv2.error):
+            cv2.cuda.createGaussianBlur(cv2.CV_8SC1, -1, (3, 3), 1.0)
+        with self.assertRaises(cv2.error):
+            cv2.cuda.createGaussianBlur(cv2.CV_8UC1, -1, (0, 0), -1.0)
+        with self.assertRaises(cv2.error):
+            cv2.cuda.createGaussianBlur(cv2.CV_8UC1, -1, (3, 3), float("nan"))
+
+
+@unittest.skipUnless(gpu_available(), "needs a CUDA device (cv2.cuda.getCudaEnabledDeviceCount() < 1)")
+class GaussianBlurGpuTest(unittest.TestCase):
+    def setUp(self):
+        self.rng = np.random.default_rng(2024)
+
+    def _random(self, shape, dtype):
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            return self.rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        return (self.rng.random(shape) * 2000 - 1000).astype(dtype)
+
+    def test_one_shot_is_bit_exact_for_8u_and_16u(self):
+        for dtype in (np.uint8, np.uint16):
+            for shape in ((480, 640), (480, 640, 3), (97, 113, 4)):
+                for sigma in (0.8, 2.0, 7.5):
+                    src = self._random(shape, dtype)
+                    expected = cv2.GaussianBlur(src, (0, 0), sigma, borderType=cv2.BORDER_REPLICATE)
+                    g = cv2.cuda.GpuMat()
+                    g.upload(src)
+                    out = cv2.cuda.GaussianBlur(g, (0, 0), sigma).download()
+                    np.testing.assert_array_equal(out, expected, err_msg=f"{dtype} {shape} sigma={sigma}")
+
+    def test_filter_object_with_borders_and_float_types(self):
+        for dtype, tol in ((np.int16, 1), (np.float32, 1e-2), (np.float64, 1e-9)):
+            src = self._random((200, 300, 3), dtype)
+            for border in (cv2.BORDER_REFLECT_101, cv2.BORDER_REFLECT, cv2.BORDER_WRAP, cv2.BORDER_CONSTANT):
+                expected = cv2.GaussianBlur(src, (9, 15), 2.0, sigmaY=3.0, borderType=border)
+                g = cv2.cuda.GpuMat()
+                g.upload(src)
+                f = cv2.cuda.createGaussianBlur(g.type(), -1, (9, 15), 2.0, 3.0, border)
+                out = f.apply(g).download()
+                np.testing.assert_allclose(out.astype(np.float64), expected.astype(np.float64), atol=tol,
+                                           err_msg=f"{dtype} border={border}")
+
+    def test_stream_and_float_output(self):
+        src = self._random((256, 256), np.uint8)
+        stream = cv2.cuda.Stream()
+        g = cv2.cuda.GpuMat()
+        g.upload(src, stream)
+        f = cv2.cuda.createGaussianBlur(cv2.CV_8UC1, cv2.CV_32FC1, (0, 0), 3.0)
+        out = f.apply(g, stream=stream)
+        host = out.download(stream)
+        stream.waitForCompletion()
+        expected = cv2.GaussianBlur(src, (0, 0), 3.0, borderType=cv2.BORDER_REPLICATE)
+        self.assertEqual(host.dtype, np.float32)
+        np.testing.assert_array_equal(np.floor(host.astype(np.float64) + 0.5).astype(np.uint8), expected)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Module build: cudaimage inside the cached OpenCV tree (scripts/build-opencv.sh), so only our
+# module, its tests, perf tests and the cv2 extension are rebuilt when our sources change.
+#   scripts/build-module.sh   -> $OPENCV_BUILD/bin/opencv_{test,perf}_cudaimage, cv2 in $OPENCV_BUILD/python_loader
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bash "$CUDAIMAGE_REPO/scripts/build-opencv.sh"
+
+step "module build: cudaimage in $OPENCV_BUILD"
+# The tree remembers the module path of the clone that configured it; point it at this clone
+# (OpenCV globs our sources at configure time, so reconfigure every time: a few seconds).
+cmake "$OPENCV_BUILD" -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_SRC/contrib/modules/cudev;$OPENCV_SRC/contrib/modules/cudaarithm;$OPENCV_SRC/contrib/modules/cudafilters;$CUDAIMAGE_REPO/modules" > "$OPENCV_ROOT/reconfigure.log" 2>&1 \
+    || { tail -30 "$OPENCV_ROOT/reconfigure.log"; die "reconfigure failed"; }
+export NINJA_STATUS="[%f/%t %es] "
+flock /tmp/cudaimage-build.lock \
+    cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_python3
+echo "module build ready: $OPENCV_BUILD/bin/opencv_test_cudaimage"

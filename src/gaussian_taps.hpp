@@ -1,0 +1,36 @@
+// Gaussian taps exactly as CPU cv::GaussianBlur builds them (smooth.dispatch.cpp, OpenCV 4.10).
+#ifndef CUDAIMAGE_GAUSSIAN_TAPS_HPP
+#define CUDAIMAGE_GAUSSIAN_TAPS_HPP
+
+#include <vector>
+#include <cstdint>
+#include "opencv2/core.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** Kernel size and sigma after OpenCV's rules: sigmaY <= 0 takes sigmaX; a zero ksize is derived
+ * from sigma (cvRound(sigma * (8U ? 3 : 4) * 2 + 1) | 1); sigma <= 0 is derived from ksize by
+ * cv::getGaussianKernel. `depth` is the source depth (it selects the ksize rule). */
+struct GaussianShape
+{
+    Size ksize;
+    double sigmaX = 0, sigmaY = 0;
+};
+GaussianShape resolveShape(int depth, Size ksize, double sigmaX, double sigmaY);
+
+/** One direction's taps. `real` comes from cv::getGaussianKernel(n, sigma, CV_64F) (the bit-exact
+ * softdouble kernel); `fixed` is that kernel quantised to `fractionBits` bits with OpenCV's error
+ * diffusion (sum exactly 1 << fractionBits), used by the 8U (8 bits) and 16U (16 bits) paths. */
+struct Taps1D
+{
+    std::vector<double> real;
+    std::vector<uint32_t> fixed;
+};
+Taps1D makeTaps(int ksize, double sigma, int fractionBits);
+
+/** Fraction bits of CPU cv::GaussianBlur's fixed-point path for a depth: 8 (8U), 16 (16U), 0 (none). */
+inline int fixedPointBits(int depth) { return depth == CV_8U ? 8 : depth == CV_16U ? 16 : 0; }
+
+}}} // namespace cv::cuda::gaussian
+
+#endif

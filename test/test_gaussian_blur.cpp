@@ -1,0 +1,334 @@
+// cv::cuda::createGaussianBlur against CPU cv::GaussianBlur: exact for 8U/16U, documented
+// tolerances for 16S/32F/64F; every border, sub-matrices, in place, sizes from 1x1 up.
+#include "test_precomp.hpp"
+#include "gaussian_reference.hpp"
+
+namespace {
+
+using namespace cudaimage_test;
+using cv::Mat;
+using cv::Size;
+using cv::cuda::GpuMat;
+
+const int kDepths[] = {CV_8U, CV_16U, CV_16S, CV_32F, CV_64F};
+const int kBorders[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT, cv::BORDER_WRAP, cv::BORDER_CONSTANT};
+
+struct Kernel { Size ksize; double sx, sy; };
+std::ostream& operator<<(std::ostream& os, const Kernel& k)
+{ return os << "ksize=" << k.ksize << " sigma=(" << k.sx << "," << k.sy << ")"; }
+
+// Small and large sigma, fixed binomial tables (sigma 0, ksize <= 9), sigma-derived sizes,
+// independent x/y; not OpenCV's own sigma-in-[0,1] sample.
+const Kernel kKernels[] = {
+    {Size(1, 1), 0, 0},   {Size(3, 3), 0, 0},    {Size(5, 5), 1.1, 0}, {Size(7, 7), 0, 0},
+    {Size(9, 9), 0, 0},   {Size(0, 0), 0.3, 0},  {Size(0, 0), 2, 0},   {Size(13, 13), 2, 0},
+    {Size(31, 31), 5, 0}, {Size(7, 31), 1, 5},   {Size(0, 0), 1.5, 3.5}, {Size(61, 61), 10, 0},
+    {Size(151, 151), 30, 0}, {Size(1, 15), 0, 3}};
+
+std::string borderName(int b)
+{
+    static const char* names[] = {"CONSTANT", "REPLICATE", "REFLECT", "WRAP", "REFLECT_101"};
+    std::string s = names[b & 7];
+    return (b & cv::BORDER_ISOLATED) ? s + "|ISOLATED" : s;
+}
+
+// Largest |a-b| allowed for a depth, relative to the largest absolute input value.
+double tolerance(int depth, double maxAbs)
+{
+    switch (depth)
+    {
+    case CV_8U: case CV_16U: return 0;
+    case CV_16S: return 1;
+    case CV_32F: return 1e-5 * std::max(maxAbs, 1.0);
+    default: return 1e-12 * std::max(maxAbs, 1.0);
+    }
+}
+
+double maxAbs(const Mat& m) { double lo, hi; cv::minMaxIdx(m.reshape(1), &lo, &hi); return std::max(std::abs(lo), std::abs(hi)); }
+
+::testing::AssertionResult near(const Mat& expected, const Mat& actual, double tol, const std::string& what)
+{
+    if (expected.size() != actual.size() || expected.type() != actual.type())
+        return ::testing::AssertionFailure() << what << ": size/type " << actual.size() << "/" << actual.type()
+                                             << " expected " << expected.size() << "/" << expected.type();
+    Mat diff;
+    cv::absdiff(expected.reshape(1), actual.reshape(1), diff);
+    double worst; cv::Point where;
+    cv::minMaxLoc(diff, nullptr, &worst, nullptr, &where);
+    if (worst <= tol)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << what << ": max |diff| " << worst << " > " << tol << " at (x=" << where.x / expected.channels()
+                                         << ", y=" << where.y << ", c=" << where.x % expected.channels() << ")";
+}
+
+Mat gpuBlur(const GpuMat& src, int dstType, const Kernel& k, int rowBorder, int colBorder)
+{
+    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(src.type(), dstType, k.ksize, k.sx, k.sy, rowBorder, colBorder);
+    GpuMat d;
+    f->apply(src, d);
+    Mat out;
+    d.download(out);
+    return out;
+}
+
+// CPU bit-exact result for a sub-matrix whose neighbours are real: blur (ISOLATED) the region grown
+// by the kernel radius, extrapolated relative to the parent, and keep its centre.
+Mat cpuFixedPointOnRoi(const Mat& parent, cv::Rect roi, const Kernel& k, int border)
+{
+    Size ks = k.ksize;
+    const double perSide = parent.depth() == CV_8U ? 3 : 4;
+    const double sy = k.sy > 0 ? k.sy : k.sx;
+    if (ks.width <= 0) ks.width = cvRound(k.sx * perSide * 2 + 1) | 1;
+    if (ks.height <= 0) ks.height = cvRound(sy * perSide * 2 + 1) | 1;
+    const int rx = ks.width / 2, ry = ks.height / 2;
+    Mat padded;
+    cv::copyMakeBorder(parent, padded, ry, ry, rx, rx, border, cv::Scalar::all(0));
+    Mat grown = padded(cv::Rect(roi.x, roi.y, roi.width + 2 * rx, roi.height + 2 * ry)).clone();
+    Mat out;
+    cv::GaussianBlur(grown, out, ks, k.sx, k.sy, border | cv::BORDER_ISOLATED);
+    return out(cv::Rect(rx, ry, roi.width, roi.height)).clone();
+}
+
+//////////////////////////////////////////////////////////////////////////////////////////////
+// Argument checks: no GPU needed (they happen before any CUDA call).
+
+TEST(CudaImage_GaussianBlur_Args, rejects_bad_arguments_before_any_cuda_call)
+{
+    using cv::cuda::createGaussianBlur;
+    EXPECT_THROW(createGaussianBlur(CV_8SC1, -1, Size(3, 3), 1), cv::Exception);       // depth
+    EXPECT_THROW(createGaussianBlur(CV_32SC1, -1, Size(3, 3), 1), cv::Exception);
+    EXPECT_THROW(createGaussianBlur(CV_8UC(5), -1, Size(3, 3), 1), cv::Exception);     // channels
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, CV_16UC1, Size(3, 3), 1), cv::Exception); // pair
+    EXPECT_THROW(createGaussianBlur(CV_8UC3, CV_32FC1, Size(3, 3), 1), cv::Exception);
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(4, 3), 1), cv::Exception);       // even
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(3, -3), 1), cv::Exception);      // negative
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(0, 0), -1), cv::Exception);      // sigma<0, ksize 0
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(0, 0), 0), cv::Exception);
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(3, 3), std::nan("")), cv::Exception);
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1, HUGE_VAL), cv::Exception);
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1, 0, 5), cv::Exception); // border
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1, 0, cv::BORDER_REPLICATE, 7), cv::Exception);
+    EXPECT_THROW(createGaussianBlur(CV_8UC1, -1, Size(1 << 21 | 1, 3), 1), cv::Exception); // too large
+
+    EXPECT_NO_THROW(createGaussianBlur(CV_8UC1, -1, Size(0, 0), 2));
+    EXPECT_NO_THROW(createGaussianBlur(CV_64FC4, CV_32FC4, Size(3, 0), 0, 2, cv::BORDER_WRAP, cv::BORDER_REFLECT | cv::BORDER_ISOLATED));
+}
+
+TEST(CudaImage_GaussianBlur_Args, messages_name_the_parameter_and_the_allowed_values)
+{
+    try { cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(4, 3), 1); FAIL() << "no exception"; }
+    catch (const cv::Exception& e)
+    {
+        EXPECT_NE(e.msg.find("ksize.width is 4"), std::string::npos) << e.msg;
+        EXPECT_NE(e.msg.find("odd"), std::string::npos) << e.msg;
+    }
+    try { cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1, 0, 9); FAIL() << "no exception"; }
+    catch (const cv::Exception& e) { EXPECT_NE(e.msg.find("rowBorderMode is 9"), std::string::npos) << e.msg; }
+    try { cv::cuda::createGaussianBlur(CV_8SC1, -1, Size(3, 3), 1); FAIL() << "no exception"; }
+    catch (const cv::Exception& e) { EXPECT_NE(e.msg.find("srcType is CV_8SC1"), std::string::npos) << e.msg; }
+}
+
+TEST(CudaImage_GaussianBlur_Args, apply_rejects_empty_wrong_type_and_host_input)
+{
+    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1);
+    GpuMat empty, out;
+    EXPECT_THROW(f->apply(empty, out), cv::Exception);
+    GpuMat wrong(4, 4, CV_16UC1, (void*)16, 8 * 4); // header only: rejected before any access
+    EXPECT_THROW(f->apply(wrong, out), cv::Exception);
+    Mat host(4, 4, CV_8UC1, cv::Scalar(1));
+    EXPECT_THROW(f->apply(host, out), cv::Exception);
+    EXPECT_THROW(cv::cuda::GaussianBlur(empty, out, Size(3, 3), 1), cv::Exception);
+}
+
+TEST(CudaImage_GaussianBlur_Args, apply_rejects_partial_overlap)
+{
+    // Headers over fake device memory: the overlap check runs before any CUDA call.
+    uchar* fake = reinterpret_cast<uchar*>(size_t(1) << 20);
+    GpuMat whole(64, 64, CV_8UC1, fake, 64);
+    GpuMat src = whole(cv::Rect(0, 0, 32, 32)), dst = whole(cv::Rect(8, 8, 32, 32));
+    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1);
+    EXPECT_THROW(f->apply(src, dst), cv::Exception);
+}
+
+//////////////////////////////////////////////////////////////////////////////////////////////
+// The reference model against CPU cv::GaussianBlur (no GPU needed).
+
+TEST(CudaImage_GaussianReference, matches_cpu_GaussianBlur)
+{
+    cv::RNG rng(12345);
+    const Size sizes[] = {Size(1, 1), Size(17, 1), Size(1, 13), Size(23, 19)};
+    const Kernel kernels[] = {{Size(3, 3), 0, 0}, {Size(0, 0), 2, 0}, {Size(7, 31), 1, 5}, {Size(41, 41), 12, 0}};
+    for (int depth : kDepths)
+        for (int cn : {1, 3})
+            for (Size sz : sizes)
+                for (const Kernel& k : kernels)
+                    for (int border : kBorders)
+                    {
+                        Mat src = randomMat(sz, CV_MAKETYPE(depth, cn), rng), cpu;
+                        cv::GaussianBlur(src, cpu, k.ksize, k.sx, k.sy, border);
+                        GaussianArgs a{k.ksize, k.sx, k.sy, border, border};
+                        Mat ref = referenceGaussianBlur(src, depth, a);
+                        ASSERT_TRUE(near(cpu, ref, tolerance(depth, maxAbs(src)), "reference")) << typeToString(src.type()) << " " << sz << " " << k << " " << borderName(border);
+                    }
+}
+
+//////////////////////////////////////////////////////////////////////////////////////////////
+// GPU against CPU.
+
+typedef ::testing::TestWithParam<std::tuple<int, int, int>> CudaImage_GaussianBlur_Small;
+
+// 1x1, 1xN, Nx1 and 113x113 (prime), every kernel above, whole image / sub-matrix / isolated
+// sub-matrix, in place and not, one border per test instance.
+TEST_P(CudaImage_GaussianBlur_Small, matches_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam()), border = std::get<2>(GetParam());
+    const int type = CV_MAKETYPE(depth, cn);
+    cv::RNG rng(depth * 131 + cn * 17 + border);
+    const Size sizes[] = {Size(1, 1), Size(37, 1), Size(1, 37), Size(113, 113)};
+    for (Size sz : sizes)
+        for (const Kernel& k : kKernels)
+        {
+            SCOPED_TRACE(cv::format("%s %dx%d ", cv::typeToString(type).c_str(), sz.width, sz.height) + borderName(border));
+            std::ostringstream ks; ks << k; SCOPED_TRACE(ks.str());
+            const Mat parent = randomMat(Size(sz.width + 9, sz.height + 7), type, rng);
+            const cv::Rect roi(4, 3, sz.width, sz.height);
+            const double tol = tolerance(depth, maxAbs(parent));
+            GpuMat gParent(parent);
+
+            // Whole image, not in place and in place.
+            Mat whole = parent(roi).clone(), cpu;
+            cv::GaussianBlur(whole, cpu, k.ksize, k.sx, k.sy, border);
+            GpuMat g(whole);
+            EXPECT_TRUE(near(cpu, gpuBlur(g, type, k, border, border), tol, "whole"));
+            cv::cuda::createGaussianBlur(type, type, k.ksize, k.sx, k.sy, border)->apply(g, g);
+            Mat inPlace; g.download(inPlace);
+            EXPECT_TRUE(near(cpu, inPlace, tol, "in place"));
+
+            // 32F output: for 8U/16U the unrounded fixed-point value rounds to the CPU result.
+            Mat f32 = gpuBlur(GpuMat(whole), CV_MAKETYPE(CV_32F, cn), k, border, border), rounded;
+            if (depth == CV_8U || depth == CV_16U)
+            {
+                f32.convertTo(rounded, CV_64F);
+                cv::Mat half(rounded.size(), rounded.type(), cv::Scalar::all(0.5));
+                rounded += half;
+                Mat fl(rounded.size(), rounded.type());
+                for (int i = 0; i < (int)rounded.total() * cn; i++) fl.ptr<double>()[i] = std::floor(rounded.ptr<double>()[i]);
+                fl.convertTo(rounded, type);
+                EXPECT_TRUE(near(cpu, rounded, 0, "32F output rounded"));
+            }
+            else
+            {
+                Mat cpu32; cpu.convertTo(cpu32, CV_32F);
+                EXPECT_TRUE(near(cpu32, f32, depth == CV_16S ? 0.5 + 1e-3 : std::max(tol, 1e-5 * maxAbs(parent)), "32F output"));
+            }
+
+            // Isolated sub-matrix: the ROI is the whole image.
+            Mat cpuIso;
+            cv::GaussianBlur(parent(roi), cpuIso, k.ksize, k.sx, k.sy, border | cv::BORDER_ISOLATED);
+            EXPECT_TRUE(near(cpuIso, gpuBlur(gParent(roi), type, k, border | cv::BORDER_ISOLATED, -1), tol, "isolated ROI"));
+
+            // Sub-matrix with real neighbours.
+            Mat gpuRoi = gpuBlur(gParent(roi), type, k, border, border), cpuRoi;
+            cv::GaussianBlur(parent(roi), cpuRoi, k.ksize, k.sx, k.sy, border);
+            if (depth == CV_8U || depth == CV_16U)
+            {
+                EXPECT_TRUE(near(cpuFixedPointOnRoi(parent, roi, k, border), gpuRoi, 0, "ROI vs fixed-point CPU"));
+                EXPECT_TRUE(near(cpuRoi, gpuRoi, 1, "ROI vs CPU float path"));
+            }
+            else
+                EXPECT_TRUE(near(cpuRoi, gpuRoi, tol, "ROI"));
+        }
+}
+
+INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_Small,
+    ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 2, 3, 4), ::testing::ValuesIn(kBorders)));
+
+typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBlur_Large;
+
+// Full HD and an odd large frame, sigma 1..30, REPLICATE and REFLECT_101.
+TEST_P(CudaImage_GaussianBlur_Large, matches_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam()), type = CV_MAKETYPE(depth, cn);
+    cv::RNG rng(depth * 7 + cn);
+    const Kernel kernels[] = {{Size(7, 7), 1, 0}, {Size(13, 13), 2, 0}, {Size(31, 31), 5, 0}, {Size(0, 0), 10, 0}, {Size(181, 181), 30, 0}};
+    for (Size sz : {Size(1920, 1080), Size(997, 1013)})
+    {
+        const Mat src = randomMat(sz, type, rng);
+        GpuMat g(src);
+        for (const Kernel& k : kernels)
+            for (int border : {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101})
+            {
+                std::ostringstream ks; ks << k;
+                SCOPED_TRACE(cv::typeToString(type) + cv::format(" %dx%d ", sz.width, sz.height) + ks.str() + " " + borderName(border));
+                Mat cpu;
+                cv::GaussianBlur(src, cpu, k.ksize, k.sx, k.sy, border);
+                EXPECT_TRUE(near(cpu, gpuBlur(g, type, k, border, border), tolerance(depth, maxAbs(src)), "large"));
+            }
+    }
+}
+
+INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_Large,
+    ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 3)));
+
+// Different row and column borders: cv::GaussianBlur takes one border, so the reference model decides.
+TEST(CudaImage_GaussianBlur_MixedBorders, matches_reference)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(77);
+    for (int depth : kDepths)
+        for (int rowB : kBorders)
+            for (int colB : kBorders)
+            {
+                if (rowB == colB) continue;
+                const Mat src = randomMat(Size(29, 23), CV_MAKETYPE(depth, 2), rng);
+                const Kernel k{Size(0, 0), 1.7, 3.1};
+                GaussianArgs a{k.ksize, k.sx, k.sy, rowB, colB};
+                EXPECT_TRUE(near(referenceGaussianBlur(src, depth, a), gpuBlur(GpuMat(src), src.type(), k, rowB, colB),
+                                 tolerance(depth, maxAbs(src)), "mixed borders"))
+                    << borderName(rowB) << " x " << borderName(colB) << " depth " << depth;
+            }
+}
+
+// One filter, two streams, no host synchronisation between the calls.
+TEST(CudaImage_GaussianBlur_Streams, one_filter_on_two_streams)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(5);
+    const Mat a = randomMat(Size(640, 480), CV_8UC3, rng), b = randomMat(Size(320, 200), CV_8UC3, rng);
+    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC3, -1, Size(0, 0), 2.5);
+    cv::cuda::Stream s1, s2;
+    GpuMat ga, gb, ra, rb;
+    ga.upload(a, s1); gb.upload(b, s2);
+    for (int i = 0; i < 10; i++) { f->apply(ga, ra, s1); f->apply(gb, rb, s2); }
+    Mat outA, outB, cpuA, cpuB;
+    ra.download(outA, s1); rb.download(outB, s2);
+    s1.waitForCompletion(); s2.waitForCompletion();
+    cv::GaussianBlur(a, cpuA, Size(0, 0), 2.5, 0, cv::BORDER_REPLICATE);
+    cv::GaussianBlur(b, cpuB, Size(0, 0), 2.5, 0, cv::BORDER_REPLICATE);
+    EXPECT_TRUE(near(cpuA, outA, 0, "stream 1"));
+    EXPECT_TRUE(near(cpuB, outB, 0, "stream 2"));
+}
+
+// Larger than 2^31 bytes and taller than 65535 rows: 64-bit offsets and the y grid loop.
+TEST(CudaImage_GaussianBlur_Huge, more_than_2GiB_and_65535_rows)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    size_t freeMem = 0, total = 0;
+    cv::cuda::DeviceInfo().queryMemory(total, freeMem);
+    const Size sz(32800, 70000); // 2.14e9 bytes of 8UC1
+    if (freeMem < size_t(12) << 30)
+        CUDAIMAGE_SKIP("needs 12 GiB of free device memory");
+    cv::RNG rng(3);
+    Mat src(sz, CV_8UC1);
+    rng.fill(src, cv::RNG::UNIFORM, 0, 256);
+    Mat cpu, out;
+    cv::GaussianBlur(src, cpu, Size(7, 7), 0, 0, cv::BORDER_REPLICATE);
+    GpuMat g(src), d;
+    cv::cuda::GaussianBlur(g, d, Size(7, 7), 0);
+    d.download(out);
+    EXPECT_TRUE(near(cpu, out, 0, "huge"));
+}
+
+} // namespace
