@@ -3,7 +3,7 @@
 #include "test_precomp.hpp"
 #include "gaussian_reference.hpp"
 
-namespace {
+namespace opencv_test { namespace {
 
 using namespace cudaimage_test;
 using cv::Mat;
@@ -168,7 +168,7 @@ TEST(CudaImage_GaussianReference, matches_cpu_GaussianBlur)
                         cv::GaussianBlur(src, cpu, k.ksize, k.sx, k.sy, border);
                         GaussianArgs a{k.ksize, k.sx, k.sy, border, border};
                         Mat ref = referenceGaussianBlur(src, depth, a);
-                        ASSERT_TRUE(near(cpu, ref, tolerance(depth, maxAbs(src)), "reference")) << typeToString(src.type()) << " " << sz << " " << k << " " << borderName(border);
+                        ASSERT_TRUE(near(cpu, ref, tolerance(depth, maxAbs(src)), "reference")) << cv::typeToString(src.type()) << " " << sz << " " << k << " " << borderName(border);
                     }
 }
 
@@ -331,4 +331,4 @@ TEST(CudaImage_GaussianBlur_Huge, more_than_2GiB_and_65535_rows)
     EXPECT_TRUE(near(cpu, out, 0, "huge"));
 }
 
-} // namespace
+}} // namespace opencv_test

@@ -1,7 +1,8 @@
 // The same test sources compile in both build modes:
 //  - module build (inside OpenCV): OpenCV's ts harness (its bundled GoogleTest, CV_CUDA_TEST_MAIN);
 //  - standalone build: the system GoogleTest (CUDAIMAGE_STANDALONE_TESTS is defined).
-// Tests use only GoogleTest macros plus the helpers below.
+// Tests use only GoogleTest macros plus the helpers below, and live in
+// `namespace opencv_test { namespace { ... } }` (OpenCV's ts requires that namespace for TEST()).
 #ifndef CUDAIMAGE_TEST_PRECOMP_HPP
 #define CUDAIMAGE_TEST_PRECOMP_HPP
 
@@ -19,6 +20,10 @@
 #include "opencv2/imgproc.hpp"
 #include "opencv2/core/cuda.hpp"
 #include "opencv2/cudaimage.hpp"
+
+#ifdef CUDAIMAGE_STANDALONE_TESTS
+namespace opencv_test { using namespace cv; }
+#endif
 
 namespace cudaimage_test {
 

@@ -15,7 +15,8 @@
 // rows beyond 65535 are covered by a grid-stride loop in y.
 #include <cstdint>
 #include "opencv2/core/base.hpp"
-#include "opencv2/core/cuda/common.hpp"
+#include "opencv2/core/utility.hpp"
+#include "../cuda_check.hpp"
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
 
@@ -158,13 +159,13 @@ void runDepth(const SeparablePlan& p, cudaStream_t stream)
     case BORDER_WRAP:        rowPass<Depth, BorderWrap><<<rowGrid, block, 0, stream>>>(p); break;
     default: CV_Error_(Error::StsBadArg, ("gaussian: unsupported row border %d", p.rowBorder));
     }
-    cudaSafeCall(cudaGetLastError());
+    CUDAIMAGE_CHECK(cudaGetLastError());
     const dim3 colGrid = gridFor(elements, p.height);
     if (p.floatOutput)
         columnPass<Depth, float, true><<<colGrid, block, 0, stream>>>(p);
     else
         columnPass<Depth, typename T::Src, false><<<colGrid, block, 0, stream>>>(p);
-    cudaSafeCall(cudaGetLastError());
+    CUDAIMAGE_CHECK(cudaGetLastError());
 }
 
 } // namespace
