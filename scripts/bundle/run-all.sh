@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# cudaimage GPU bundle: runs every check on a machine with an NVIDIA GPU, driver and nothing else
+# of ours (no OpenCV needed; a pip cv2 there is kept out of the way). Built on a CPU machine by
+# scripts/pack-gpu-bundle.sh; this file is scripts/bundle/run-all.sh in the repository.
+#
+#   tar -xJf cudaimage-gpu-bundle.tar.xz && cudaimage-gpu-bundle/run-all.sh [gtest arguments]
+#   e.g. run-all.sh --gtest_filter='*Gaussian*'     (passed to both C++ test binaries)
+#
+# Parts (all run, whatever fails): env, cv2 (import, device info, GpuMat round trip),
+# opencv_test_cudaimage, cudaimage_test (standalone build, if bundled), python-tests, demo,
+# perf (only with RUN_PERF=1). Exit status 0 only if no part failed.
+#
+# Environment:
+#   OUT          where logs, gtest XML and the demo's PNGs go (default ./results)
+#   RUN_PERF=1   also run bin/opencv_perf_cudaimage with $PERF_ARGS
+#   REQUIRE_GPU  1: no usable CUDA device is a failure (default: 1 if `nvidia-smi -L` lists a GPU)
+#   PYTHON       interpreter with NumPy 2 (default python3)
+#   CUDAIMAGE_CARRIED_LIBS  auto (default): use a carried system library (lib/carried/) only
+#                if the host lacks it; all: always; none: never
+#   PART_TIMEOUT seconds per part (default 3600)
+set -uo pipefail   # no -e: a failing part must not stop the others
+
+B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT=${OUT:-$PWD/results}
+mkdir -p "$OUT" || { echo "cannot create OUT=$OUT" >&2; exit 2; }
+OUT=$(cd "$OUT" && pwd)
+PY=${PYTHON:-python3}
+PART_TIMEOUT=${PART_TIMEOUT:-3600}
+export CUDAIMAGE_BUNDLE=$B
+
+if [[ -z ${REQUIRE_GPU:-} ]]; then
+    REQUIRE_GPU=0
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && REQUIRE_GPU=1
+fi
+export REQUIRE_GPU
+
+# --- libraries ----------------------------------------------------------------------------------
+# lib/: OpenCV and cudaimage, always first. lib/carried/: everything else the binaries needed on
+# the build machine (libjpeg.so.62, libcudart.so.13, ...). A carried library shadows the host's
+# copy for every program started from here, Python's other extensions included (PyTorch, CuPy),
+# so by default one is used only where the host has no library of that name.
+host_lib_dir() {   # prints where the host's dynamic linker would find $1 ("system" for ld.so.cache)
+    local so=$1 d
+    { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q "^[[:space:]]*$so (" && { echo system; return 0; }
+    local IFS=:
+    for d in ${LD_LIBRARY_PATH:-} /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+        [[ -n $d && -e $d/$so ]] && { echo "$d"; return 0; }
+    done
+    return 1
+}
+active=$B/lib/active
+{ rm -rf "$active" && mkdir -p "$active"; } 2>/dev/null || active=$(mktemp -d)
+extra_dirs=
+lib_report=$OUT/libraries.txt
+: > "$lib_report"
+for f in "$B"/lib/carried/*; do
+    [[ -e $f ]] || continue
+    so=${f##*/}
+    where=
+    case ${CUDAIMAGE_CARRIED_LIBS:-auto} in
+        all) ;;
+        none) where=host ;;
+        *) where=$(host_lib_dir "$so") ;;
+    esac
+    if [[ -z $where ]]; then
+        ln -s "$f" "$active/$so"
+        echo "$so: carried (bundle)" >> "$lib_report"
+    else
+        echo "$so: host ($where)" >> "$lib_report"
+        [[ $where == /* && ":${LD_LIBRARY_PATH:-}:" != *":$where:"* ]] && extra_dirs+=":$where"
+    fi
+done
+export LD_LIBRARY_PATH="$B/lib:$active${extra_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Our cv2 before any installed one (the GPU machine's pip opencv 5 included); python-support holds
+# helpers the tests import (OpenCV's tests_common.py).
+export PYTHONPATH="$B/lib/python:$B/python-support${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONDONTWRITEBYTECODE=1
+[[ -d $B/testdata ]] && export OPENCV_TEST_DATA_PATH=$B/testdata
+
+# --- parts --------------------------------------------------------------------------------------
+names=() results=()
+part() {   # part NAME COMMAND...: runs it with its output in $OUT/NAME.log; 0 PASS, 77 SKIP, else FAIL
+    local name=$1; shift
+    printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$name"
+    if declare -F "$1" >/dev/null; then "$@"; else timeout -k 30 "$PART_TIMEOUT" "$@"; fi 2>&1 | tee "$OUT/$name.log"
+    local rc=${PIPESTATUS[0]} r=FAIL
+    case $rc in 0) r=PASS ;; 77) r=SKIP ;; 124) r="FAIL (timeout ${PART_TIMEOUT}s)" ;; *) r="FAIL (exit $rc)" ;; esac
+    names+=("$name"); results+=("$r")
+    echo "--- $name: $r"
+}
+skip() { names+=("$1"); results+=("SKIP ($2)"); printf '\n==> %s: skipped (%s)\n' "$1" "$2"; }
+
+# shellcheck disable=SC2317  # called through part()
+env_report() {
+    echo "bundle: $B"
+    [[ -f $B/MANIFEST.txt ]] && sed -n '1,/^$/p' "$B/MANIFEST.txt"
+    echo "host: $(hostname) $(uname -srm)"; grep -h PRETTY_NAME /etc/os-release 2>/dev/null
+    echo "OUT=$OUT REQUIRE_GPU=$REQUIRE_GPU RUN_PERF=${RUN_PERF:-0}"
+    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+    echo "PYTHONPATH=$PYTHONPATH"
+    echo "python: $(command -v "$PY") $("$PY" --version 2>&1)"
+    if command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi -L
+        nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1
+    else
+        echo "nvidia-smi: not found"
+    fi
+    echo; echo "carried libraries:"; sed 's/^/  /' "$lib_report"
+    echo; echo "unresolved libraries:"
+    local f bad=0
+    for f in "$B"/bin/* "$B"/lib/*.so* "$B"/lib/python/cv2/python-3/*.so; do
+        [[ -f $f ]] || continue
+        if ldd "$f" 2>&1 | grep -q "not found"; then
+            echo "  $f:"; ldd "$f" | grep "not found" | sed 's/^/    /'; bad=1
+        fi
+    done
+    ((bad)) || echo "  none"
+    ldd "$B/bin/opencv_test_cudaimage" > "$OUT/ldd-opencv_test_cudaimage.txt" 2>&1
+    return "$bad"
+}
+
+gtest_part() {   # gtest_part NAME BINARY ARGS...
+    local name=$1 bin=$2; shift 2
+    if [[ ! -x $bin ]]; then skip "$name" "not in this bundle"; return; fi
+    part "$name" "$bin" --gtest_output="xml:$OUT/$name.xml" "$@"
+}
+
+part env env_report
+part cv2 "$PY" "$B/checks/cv2_check.py"
+gtest_part opencv_test_cudaimage "$B/bin/opencv_test_cudaimage" "$@"
+gtest_part cudaimage_test "$B/bin/cudaimage_test" "$@"
+if compgen -G "$B/python-tests/test*.py" >/dev/null; then
+    part python-tests "$PY" -m unittest discover -s "$B/python-tests" -t "$B/python-tests" -v
+else
+    skip python-tests "no python-tests/test*.py"
+fi
+if [[ -f $B/samples/python/blur_demo.py ]]; then
+    part demo "$PY" "$B/samples/python/blur_demo.py" --output-dir "$OUT/demo"
+else
+    skip demo "no samples/python/blur_demo.py"
+fi
+if [[ ${RUN_PERF:-0} == 1 ]]; then
+    # shellcheck disable=SC2086  # PERF_ARGS is a list of arguments
+    gtest_part opencv_perf_cudaimage "$B/bin/opencv_perf_cudaimage" ${PERF_ARGS:-}
+else
+    skip opencv_perf_cudaimage "RUN_PERF=1 runs it"
+fi
+
+# --- summary ------------------------------------------------------------------------------------
+failed=0
+for r in "${results[@]}"; do [[ $r == FAIL* ]] && failed=1; done
+{
+    echo "cudaimage GPU bundle: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): $( ((failed)) && echo FAILED || echo passed)"
+    for i in "${!names[@]}"; do printf '  %-24s %s\n' "${names[$i]}" "${results[$i]}"; done
+    echo "logs: $OUT"
+} | tee "$OUT/summary.txt"
+exit $failed

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Packs everything a GPU machine needs to run cudaimage's tests into out/cudaimage-gpu-bundle.tar.xz:
+# test and perf binaries, the OpenCV and system libraries they load, a relocatable cv2 package,
+# the Python tests and samples, and run-all.sh (scripts/bundle/run-all.sh), which runs them all.
+# The target machine needs the NVIDIA driver, bash and Python 3 with NumPy 2; nothing else of ours.
+#
+#   scripts/pack-gpu-bundle.sh [--no-build] [--standalone]
+#     --no-build     use the module build as it is (default: scripts/build-module.sh first, cached)
+#     --standalone   run scripts/build-standalone.sh --no-test first (default: bundle its
+#                    cudaimage_test only if build-standalone/ already has one)
+#
+# Bundle layout (cudaimage-gpu-bundle/):
+#   run-all.sh  MANIFEST.txt  checks/cv2_check.py
+#   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage_test (standalone)
+#   lib/          libopencv_*.so.410, libcudaimage.so.* (standalone), under their SONAMEs
+#   lib/carried/  every other library ldd resolves on this machine (libcudart.so.13, libjpeg.so.62,
+#                 ...), except glibc, libstdc++, libgcc_s and the driver's libcuda; run-all.sh
+#                 uses one only where the host lacks it
+#   lib/python/cv2/  the module build's cv2 with a config that points inside the bundle
+#   python-tests/ misc/python/test/;  python-support/ tests_common.py (OpenCV's, for tests that use it)
+#   samples/      samples/python, samples/data
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+build_module=1 build_standalone=0
+for arg in "$@"; do
+    case $arg in
+        --no-build) build_module=0 ;;
+        --standalone) build_standalone=1 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument: $arg (see --help)" ;;
+    esac
+done
+
+name=cudaimage-gpu-bundle
+stage_root="$CUDAIMAGE_REPO/build-bundle"   # gitignored (/build*/)
+stage="$stage_root/$name"
+tarball="$CUDAIMAGE_REPO/out/$name.tar.xz"
+max_mib=60
+
+if ((build_module)); then bash "$CUDAIMAGE_REPO/scripts/build-module.sh"; fi
+if ((build_standalone)); then bash "$CUDAIMAGE_REPO/scripts/build-standalone.sh" --no-test; fi
+for f in opencv_test_cudaimage opencv_perf_cudaimage; do
+    [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f: run scripts/build-module.sh"
+done
+native_cv2=$(compgen -G "$OPENCV_BUILD/lib/python3/cv2*.so" | head -1) \
+    || die "no cv2 extension in $OPENCV_BUILD/lib/python3: run scripts/build-module.sh"
+
+step "1/5 stage $stage"
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,lib/carried,lib/python,checks,python-tests,python-support,samples}
+cp "$CUDAIMAGE_REPO/scripts/bundle/run-all.sh" "$stage/"
+cp "$CUDAIMAGE_REPO/scripts/bundle/cv2_check.py" "$stage/checks/"
+chmod +x "$stage/run-all.sh"
+cp "$OPENCV_BUILD/bin/opencv_test_cudaimage" "$OPENCV_BUILD/bin/opencv_perf_cudaimage" "$stage/bin/"
+standalone="$CUDAIMAGE_REPO/build-standalone"
+if [[ -x $standalone/cudaimage_test ]]; then
+    cp "$standalone/cudaimage_test" "$stage/bin/"
+    echo "standalone cudaimage_test: built $(date -r "$standalone/cudaimage_test" '+%F %T')"
+else
+    echo "standalone cudaimage_test: not built (scripts/build-standalone.sh, or --standalone), not bundled"
+fi
+
+# cv2: the build tree's loader package (with the submodules OpenCV generated) plus the freshly
+# built extension; the build tree's config*.py hold absolute paths, ours are relative to the
+# package (the loader runs them with LOADER_DIR = this package's folder).
+cp -r "$OPENCV_BUILD/python_loader/cv2" "$stage/lib/python/cv2"
+find "$stage/lib/python/cv2" \( -name __pycache__ -o -name 'config*.py' \) -prune -exec rm -rf {} +
+mkdir -p "$stage/lib/python/cv2/python-3"
+cp "$native_cv2" "$stage/lib/python/cv2/python-3/"
+cat > "$stage/lib/python/cv2/config.py" <<'EOF'
+import os
+
+# Bundle layout: lib/python/cv2/ -> the native libraries are in lib/ (run-all.sh also puts lib/ on
+# LD_LIBRARY_PATH, which is what the dynamic linker reads on Linux).
+BINARIES_PATHS = [os.path.join(LOADER_DIR, '..', '..')] + BINARIES_PATHS
+EOF
+cat > "$stage/lib/python/cv2/config-3.py" <<'EOF'
+PYTHON_EXTENSIONS_PATHS = [
+    os.path.join(LOADER_DIR, 'python-3')
+] + PYTHON_EXTENSIONS_PATHS
+EOF
+
+if compgen -G "$CUDAIMAGE_REPO/misc/python/test/*" >/dev/null; then
+    cp -r "$CUDAIMAGE_REPO/misc/python/test/." "$stage/python-tests/"
+fi
+[[ -f $OPENCV_SRC/modules/python/test/tests_common.py ]] && cp "$OPENCV_SRC/modules/python/test/tests_common.py" "$stage/python-support/"
+for d in python data; do
+    [[ -d $CUDAIMAGE_REPO/samples/$d ]] && cp -r "$CUDAIMAGE_REPO/samples/$d" "$stage/samples/"
+done
+find "$stage" \( -name __pycache__ -o -name '*.pyc' \) -prune -exec rm -rf {} +
+
+step "2/5 libraries (ldd on this machine)"
+# Provided by every Linux host, or by the GPU machine's driver; a carried libstdc++ or glibc
+# older than the host's would break the host's own libraries (NumPy, PyTorch) in our processes.
+host_only='^(linux-vdso\.so|ld-linux.*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libresolv\.so|libutil\.so|libgcc_s\.so|libstdc\+\+\.so|libcuda\.so|libnvidia-.*\.so)'
+elfs=("$stage"/bin/* "$stage/lib/python/cv2/python-3/"*.so)
+declare -A seen=()
+for elf in "${elfs[@]}"; do
+    out=$(ldd "$elf") || die "ldd failed on $elf"
+    if grep -q "not found" <<<"$out"; then echo "$out"; die "$elf has unresolved libraries on this machine"; fi
+    while read -r soname path; do
+        [[ -n ${seen[$soname]:-} ]] && continue
+        seen[$soname]=1
+        if [[ $soname =~ $host_only ]]; then continue; fi
+        case $soname in
+            libopencv_*|libcudaimage.so*) dest="$stage/lib/$soname" ;;
+            *) dest="$stage/lib/carried/$soname" ;;
+        esac
+        cp -L "$path" "$dest"     # the real file, under the name the loader asks for
+        chmod u+w "$dest"
+        printf '  %-28s <- %s\n' "${dest#"$stage"/}" "$path"
+    done < <(awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' <<<"$out")
+done
+[[ -n ${seen[libcudart.so.13]:-} ]] || echo "note: nothing links libcudart.so.13 dynamically"
+
+step "3/5 strip"
+find "$stage/bin" "$stage/lib" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
+    while IFS= read -r -d '' f; do
+        if file -b "$f" | grep -q '^ELF'; then strip --strip-unneeded "$f"; fi
+    done
+
+step "4/5 manifest"
+{
+    echo "cudaimage GPU bundle"
+    echo "commit: $(git -C "$CUDAIMAGE_REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$CUDAIMAGE_REPO" diff --quiet HEAD -- 2>/dev/null || echo ' (+ uncommitted changes)')"
+    echo "packed: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname) ($(grep -h PRETTY_NAME /etc/os-release | cut -d= -f2 | tr -d '"'))"
+    echo "opencv: $OPENCV_KEY (CUDA_ARCH_BIN=$CUDA_ARCH_BIN), nvcc $("$CUDA_HOME/bin/nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+    echo
+    echo "files:"
+    (cd "$stage" && find . -type f -printf '%s\t%p\n' | sort -k2 | awk -F'\t' '{printf "  %10d  %s\n", $1, substr($2, 3)}')
+} > "$stage/MANIFEST.txt"
+du -sh "$stage" | awk '{print "staged: " $1}'
+
+step "5/5 compress $tarball (xz -9, 2 threads)"
+mkdir -p "$(dirname "$tarball")"
+tar -C "$stage_root" --sort=name --owner=0 --group=0 --numeric-owner -cf - "$name" \
+    | xz -T2 -9 > "$tarball.tmp"
+mv "$tarball.tmp" "$tarball"
+size=$(stat -c %s "$tarball")
+awk -v f="$tarball" -v s="$size" 'BEGIN { printf "bundle: %s (%.1f MiB)\n", f, s / 1048576 }'
+((size < max_mib * 1048576)) || die "the bundle is over $max_mib MiB"
+echo "on the GPU machine: tar -xJf $name.tar.xz && $name/run-all.sh   (OUT=<dir> for the logs)"
