@@ -187,6 +187,7 @@ public:
         }
         catch (const cv::Exception& e)
         {
+            (void)cudaGetLastError();
             CV_Error_(Error::StsNoMem, ("%s: cannot allocate %zu bytes of page-locked host memory for a "
                                         "%dx%d %s image: %s", func, payloadBytes(), size_.width,
                                         size_.height, typeName(type_).c_str(), e.err.c_str()));
@@ -208,6 +209,7 @@ public:
         }
         catch (const cv::Exception& e)
         {
+            (void)cudaGetLastError();   // do not leave the error for the next launch check
             CV_Error_(Error::StsNoMem, ("%s: cannot allocate %zu bytes of device memory on device %d for "
                                         "a %dx%d %s image: %s", func, payloadBytes(), cur, size_.width,
                                         size_.height, typeName(type_).c_str(), e.err.c_str()));
