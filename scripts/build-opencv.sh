@@ -55,20 +55,24 @@ checksums=$(apt-cache showsrc opencv | awk -v v="$OPENCV_DEB_VERSION" '
     /^Version: /{ok=($2==v)} /^Checksums-Sha256:/{c=ok; next} /^[^ ]/{c=0} c&&/orig/{print $1"  "$3}')
 [[ $(wc -l <<<"$checksums") -eq 2 ]] || die "could not read the tarball checksums of opencv $OPENCV_DEB_VERSION"
 cd "$OPENCV_ROOT/download"
-if ! sha256sum --quiet -c <<<"$checksums" 2>/dev/null; then
+if [[ ! -f $OPENCV_SRC/.patched ]] && ! sha256sum --quiet -c <<<"$checksums" 2>/dev/null; then
     # apt-get may fail to fetch the .dsc on some mirrors; the tarballs are what we need and verify.
     apt-get source --download-only -q "opencv=$OPENCV_DEB_VERSION" || true
     sha256sum -c <<<"$checksums" || die "opencv tarballs missing or corrupt in $PWD"
 fi
-rm -rf "$OPENCV_SRC" && mkdir -p "$OPENCV_SRC/contrib"
-tar -xf "opencv_${OPENCV_UPSTREAM_VERSION}+dfsg.orig.tar.xz" -C "$OPENCV_SRC" --strip-components=1
-tar -xf "opencv_${OPENCV_UPSTREAM_VERSION}+dfsg.orig-contrib.tar.xz" -C "$OPENCV_SRC/contrib" --strip-components=1
+if [[ ! -f $OPENCV_SRC/.patched ]]; then
+    rm -rf "$OPENCV_SRC" && mkdir -p "$OPENCV_SRC/contrib"
+    tar -xf "opencv_${OPENCV_UPSTREAM_VERSION}+dfsg.orig.tar.xz" -C "$OPENCV_SRC" --strip-components=1
+    tar -xf "opencv_${OPENCV_UPSTREAM_VERSION}+dfsg.orig-contrib.tar.xz" -C "$OPENCV_SRC/contrib" --strip-components=1
 
-step "4/6 patch for CUDA 13 ($OPENCV_PATCH)"
-patch -d "$OPENCV_SRC" -p1 --forward --quiet < "$OPENCV_PATCH"
+    step "4/6 patch for CUDA 13 ($OPENCV_PATCH)"
+    patch -d "$OPENCV_SRC" -p1 --forward --quiet < "$OPENCV_PATCH"
+    touch "$OPENCV_SRC/.patched"
+else
+    step "4/6 source already unpacked and patched in $OPENCV_SRC"
+fi
 
 step "5/6 configure (CUDA_ARCH_BIN=$CUDA_ARCH_BIN)"
-rm -rf "$OPENCV_BUILD"
 cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake" \
     -DCMAKE_INSTALL_PREFIX="$OPENCV_INSTALL" \
     -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_HOME" -DCUDA_ARCH_BIN="$CUDA_ARCH_BIN" \
@@ -80,7 +84,7 @@ grep -E "^--   (To be built|Python 3:|    Interpreter|    Libraries|    numpy|  
 
 step "6/6 build and install (about 30 min on 2 cores; [done/total] below)"
 export NINJA_STATUS="[%f/%t %p %es] "
-# OpenCV's own libraries first; cudaimage's targets are rebuilt by scripts/build-module.sh.
+# Everything in the tree, cudaimage included (scripts/build-module.sh rebuilds only our targets).
 log="$OPENCV_ROOT/build.log"
 if ! cmake --build "$OPENCV_BUILD" --target install 2>&1 | tee "$log" \
         | awk '/^\[[0-9]+\/[0-9]+ / { if (++n % 25 == 0) print; fflush(); next } /FAILED|error:/ { print; fflush() }'; then

@@ -10,13 +10,14 @@ CUDA_ARCH_BIN=${CUDA_ARCH_BIN:-9.0}           # H100/H200; e.g. "8.6;9.0" for mo
 CUDAIMAGE_CACHE=${CUDAIMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudaimage}
 PYTHON_SYSTEM=/usr/bin/python3                # Debian's; cv2 uses the limited API (abi3)
 
-# The OpenCV tree's key: version, patch, options and this file's settings.
+# The OpenCV tree's key: what determines its output (version, patch, options, compiler).
 opencv_key() {
-    cat "$OPENCV_PATCH" "$CUDAIMAGE_REPO/scripts/build-opencv.sh" \
-        "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake" 2>/dev/null | sha256sum | cut -c1-10
+    { echo "$OPENCV_DEB_VERSION"; cat "$OPENCV_PATCH" "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake";
+      "$CUDA_HOME/bin/nvcc" --version 2>/dev/null | tail -1; } | sha256sum | cut -c1-10
 }
 OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-sm${CUDA_ARCH_BIN//[.;]/}-$(opencv_key)"
-OPENCV_ROOT="$CUDAIMAGE_CACHE/opencv-$OPENCV_KEY"
+# realpath: a tree is tied to the absolute paths it was configured with (a link may point to it)
+OPENCV_ROOT=$(realpath -m "$CUDAIMAGE_CACHE/opencv-$OPENCV_KEY")
 OPENCV_SRC="$OPENCV_ROOT/src"
 OPENCV_BUILD="$OPENCV_ROOT/build"
 OPENCV_INSTALL="$OPENCV_ROOT/install"
