@@ -13,7 +13,7 @@
 #   run-all.sh  MANIFEST.txt  checks/cv2_check.py
 #   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage_test (standalone)
 #   lib/          libopencv_*.so.410, libcudaimage.so.* (standalone), under their SONAMEs
-#   lib/carried/  every other library ldd resolves on this machine (libcudart.so.13, libjpeg.so.62,
+#   lib/carried/  every other library ldd resolves on this machine (libjpeg.so.62, libpng16.so.16,
 #                 ...), except glibc, libstdc++, libgcc_s and the driver's libcuda; run-all.sh
 #                 uses one only where the host lacks it
 #   lib/python/cv2/  the module build's cv2 with a config that points inside the bundle
@@ -112,7 +112,9 @@ for elf in "${elfs[@]}"; do
         printf '  %-28s <- %s\n' "${dest#"$stage"/}" "$path"
     done < <(awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' <<<"$out")
 done
-[[ -n ${seen[libcudart.so.13]:-} ]] || echo "note: nothing links libcudart.so.13 dynamically"
+# OpenCV (CUDA_USE_STATIC_CUDA_RUNTIME) and the standalone build link the CUDA runtime statically:
+# normally no libcudart.so.13 is needed, and none is carried unless something above links it.
+[[ -n ${seen[libcudart.so.13]:-} ]] || echo "  (no libcudart.so.13: every binary here links the CUDA runtime statically)"
 
 step "3/5 strip"
 find "$stage/bin" "$stage/lib" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |

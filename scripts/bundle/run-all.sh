@@ -36,7 +36,7 @@ export REQUIRE_GPU
 
 # --- libraries ----------------------------------------------------------------------------------
 # lib/: OpenCV and cudaimage, always first. lib/carried/: everything else the binaries needed on
-# the build machine (libjpeg.so.62, libcudart.so.13, ...). A carried library shadows the host's
+# the build machine (libjpeg.so.62, libpng16.so.16, ...). A carried library shadows the host's
 # copy for every program started from here, Python's other extensions included (PyTorch, CuPy),
 # so by default one is used only where the host has no library of that name.
 host_lib_dir() {   # prints where the host's dynamic linker would find $1 ("system" for ld.so.cache)
@@ -108,7 +108,7 @@ env_report() {
     echo; echo "carried libraries:"; sed 's/^/  /' "$lib_report"
     echo; echo "unresolved libraries:"
     local f bad=0
-    for f in "$B"/bin/* "$B"/lib/*.so* "$B"/lib/python/cv2/python-3/*.so; do
+    for f in "$B"/bin/* "$B"/lib/*.so* "$B"/lib/carried/* "$B"/lib/python/cv2/python-3/*.so; do
         [[ -f $f ]] || continue
         if ldd "$f" 2>&1 | grep -q "not found"; then
             echo "  $f:"; ldd "$f" | grep "not found" | sed 's/^/    /'; bad=1
