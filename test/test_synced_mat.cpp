@@ -135,6 +135,15 @@ TEST(SyncedMat_Validation, bad_types_are_refused)
     EXPECT_EQ(CV_16UC4, m.type());
 }
 
+TEST(SyncedMat_Validation, only_2d_mats_are_accepted)
+{
+    const int sz[] = {2, 3, 4};
+    Mat m3(3, sz, CV_8UC1, Scalar(0));
+    expectErrorMentioning([&] { SyncedMat m(m3); }, "2-D");
+    SyncedMat fromEmpty{Mat()};
+    EXPECT_TRUE(fromEmpty.empty());
+}
+
 TEST(SyncedMat_Validation, zero_size_gives_empty)
 {
     SyncedMat m(0, 10, CV_8UC1);
