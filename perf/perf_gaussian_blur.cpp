@@ -31,6 +31,21 @@ PERF_TEST_P(GaussianBlurPerf, cudaimage, testing::Combine(GAUSS_SIZES, GAUSS_TYP
     SANITY_CHECK_NOTHING();
 }
 
+// The ceiling: a device-to-device copy of the same image (one read, one write), to report the
+// filters as a fraction of it.
+PERF_TEST_P(GaussianBlurPerf, device_copy, testing::Combine(GAUSS_SIZES, GAUSS_TYPES, testing::Values(0.0)))
+{
+    const Size size = get<0>(GetParam());
+    const int type = get<1>(GetParam());
+    if (!PERF_RUN_CUDA())
+        throw SkipTestException("needs a CUDA device");
+    Mat src(size, type);
+    declare.in(src, WARMUP_RNG);
+    cv::cuda::GpuMat d_src(src), d_dst(size, type);
+    TEST_CYCLE() d_src.copyTo(d_dst);
+    SANITY_CHECK_NOTHING();
+}
+
 // OpenCV's cudafilters Gaussian: only 8U/16U/32F with 1 or 4 channels and ksize <= 32.
 PERF_TEST_P(GaussianBlurPerf, cudafilters_createGaussianFilter, testing::Combine(GAUSS_SIZES, GAUSS_TYPES, GAUSS_SIGMAS))
 {
