@@ -75,72 +75,72 @@ cv::Mat referenceGaussianBlur(const cv::Mat& src, int dstDepth, const GaussianAr
 
     auto mapIndex = [](int p, int len, int border) { return cv::borderInterpolate(p, len, border); };
 
+    // Separable, like the filter, but with cv::borderInterpolate and 64-bit sums: row-filter the
+    // (mapped) rows the window needs, then filter those vertically.
+    const int rowsNeeded = src.rows + 2 * ry;
+    const int elems = src.cols * cn;
+    std::vector<int64_t> fixedRows(bits ? (size_t)rowsNeeded * elems : 0);
+    std::vector<double> realRows(bits ? 0 : (size_t)rowsNeeded * elems);
+    std::vector<int64_t> tx, ty;
+    cv::Mat kx, ky;
     if (bits)
     {
-        const std::vector<int64_t> tx = referenceFixedTaps(a.ksize.width, a.sigmaX, bits);
-        const std::vector<int64_t> ty = referenceFixedTaps(a.ksize.height, a.sigmaY, bits);
-        std::vector<int64_t> rowSums((size_t)a.ksize.height * src.cols * cn);
-        for (int y = 0; y < src.rows; y++)
-        {
-            for (int k = 0; k < a.ksize.height; k++)
-            {
-                const int ys = mapIndex(ofs.y + y - ry + k, wholeSize.height, colB);
-                for (int x = 0; x < src.cols; x++)
-                    for (int c = 0; c < cn; c++)
-                    {
-                        int64_t s = 0;
-                        if (ys >= 0)
-                            for (int j = 0; j < a.ksize.width; j++)
-                            {
-                                const int xs = mapIndex(ofs.x + x - rx + j, wholeSize.width, rowB);
-                                if (xs >= 0) s += tx[j] * (int64_t)readAny(whole, ys, xs, c);
-                            }
-                        rowSums[((size_t)k * src.cols + x) * cn + c] = s;
-                    }
-            }
-            for (int x = 0; x < src.cols; x++)
-                for (int c = 0; c < cn; c++)
-                {
-                    int64_t s = 0;
-                    for (int k = 0; k < a.ksize.height; k++) s += ty[k] * rowSums[((size_t)k * src.cols + x) * cn + c];
-                    const int shift = 2 * bits;
-                    if (dstDepth == CV_32F)
-                        dst.ptr<float>(y)[x * cn + c] = (float)std::ldexp((double)s, -shift);
-                    else
-                    {
-                        const int64_t v = (s + ((int64_t)1 << (shift - 1))) >> shift;
-                        if (depth == CV_8U) dst.ptr<uchar>(y)[x * cn + c] = cv::saturate_cast<uchar>(v);
-                        else dst.ptr<ushort>(y)[x * cn + c] = cv::saturate_cast<ushort>(v);
-                    }
-                }
-        }
-        return dst;
+        tx = referenceFixedTaps(a.ksize.width, a.sigmaX, bits);
+        ty = referenceFixedTaps(a.ksize.height, a.sigmaY, bits);
     }
-
-    // Floating point: double everywhere (the reference for the tolerance of 16S/32F/64F).
-    cv::Mat kx = cv::getGaussianKernel(a.ksize.width, a.sigmaX, CV_64F);
-    cv::Mat ky = cv::getGaussianKernel(a.ksize.height, a.sigmaY, CV_64F);
-    cv::Mat out(src.size(), CV_MAKETYPE(CV_64F, cn));
-    for (int y = 0; y < src.rows; y++)
+    else
+    {
+        kx = cv::getGaussianKernel(a.ksize.width, a.sigmaX, CV_64F);
+        ky = cv::getGaussianKernel(a.ksize.height, a.sigmaY, CV_64F);
+    }
+    for (int j = 0; j < rowsNeeded; j++)
+    {
+        const int ys = mapIndex(ofs.y + j - ry, wholeSize.height, colB);
         for (int x = 0; x < src.cols; x++)
             for (int c = 0; c < cn; c++)
             {
-                double s = 0;
-                for (int k = 0; k < a.ksize.height; k++)
-                {
-                    const int ys = mapIndex(ofs.y + y - ry + k, wholeSize.height, colB);
-                    if (ys < 0) continue;
-                    double r = 0;
-                    for (int j = 0; j < a.ksize.width; j++)
+                int64_t si = 0;
+                double sd = 0;
+                if (ys >= 0)
+                    for (int k = 0; k < a.ksize.width; k++)
                     {
-                        const int xs = mapIndex(ofs.x + x - rx + j, wholeSize.width, rowB);
-                        if (xs >= 0) r += kx.at<double>(j) * readAny(whole, ys, xs, c);
+                        const int xs = mapIndex(ofs.x + x - rx + k, wholeSize.width, rowB);
+                        if (xs < 0) continue;
+                        const double v = readAny(whole, ys, xs, c);
+                        if (bits) si += tx[k] * (int64_t)v;
+                        else sd += kx.at<double>(k) * v;
                     }
-                    s += ky.at<double>(k) * r;
-                }
-                out.ptr<double>(y)[x * cn + c] = s;
+                if (bits) fixedRows[(size_t)j * elems + x * cn + c] = si;
+                else realRows[(size_t)j * elems + x * cn + c] = sd;
             }
-    out.convertTo(dst, dst.type());
+    }
+    cv::Mat real(src.size(), CV_MAKETYPE(CV_64F, cn));
+    for (int y = 0; y < src.rows; y++)
+        for (int e = 0; e < elems; e++)
+        {
+            if (bits)
+            {
+                int64_t s = 0; // < 2^48 for 16U
+                for (int k = 0; k < a.ksize.height; k++) s += ty[k] * fixedRows[(size_t)(y + k) * elems + e];
+                const int shift = 2 * bits;
+                if (dstDepth == CV_32F)
+                    dst.ptr<float>(y)[e] = (float)std::ldexp((double)s, -shift);
+                else
+                {
+                    const int64_t v = (s + ((int64_t)1 << (shift - 1))) >> shift;
+                    if (depth == CV_8U) dst.ptr<uchar>(y)[e] = cv::saturate_cast<uchar>(v);
+                    else dst.ptr<ushort>(y)[e] = cv::saturate_cast<ushort>(v);
+                }
+            }
+            else
+            {
+                double s = 0;
+                for (int k = 0; k < a.ksize.height; k++) s += ky.at<double>(k) * realRows[(size_t)(y + k) * elems + e];
+                real.ptr<double>(y)[e] = s;
+            }
+        }
+    if (!bits)
+        real.convertTo(dst, dst.type());
     return dst;
 }
 
