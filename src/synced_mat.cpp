@@ -581,6 +581,12 @@ SyncedMat::SyncedMat(const GpuMat& m, Stream& producer)
     roi_ = Rect(Point(), m.size());
 }
 
+SyncedMat::SyncedMat(const GpuMat& m)
+{
+    if (!m.empty())
+        *this = SyncedMat(m, Stream::Null());
+}
+
 SyncedMat::SyncedMat(const SyncedMat& parent, Rect roi)
 {
     if (parent.empty())

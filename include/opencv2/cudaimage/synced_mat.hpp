@@ -13,13 +13,13 @@ namespace cv { namespace cuda {
 /** @brief Transfer counters of a SyncedMat storage: how many copies went each way, how many bytes,
 and which access caused each one.
 
-Bytes are payload bytes (rows × cols × elemSize() of the whole storage), not pitched bytes.
+Bytes are payload bytes (rows x cols x elemSize() of the whole storage), not pitched bytes.
 The counters belong to the shared storage, so a parent and its ROI views see the same numbers.
  */
 struct CV_EXPORTS_W_SIMPLE TransferStats
 {
-    /** @brief Why a transfer happened. Host-side reasons (device → host copies, "downloads") come
-    first, device-side reasons (host → device copies, "uploads") after. */
+    /** @brief Why a transfer happened. Host-side reasons (device -> host copies, "downloads") come
+    first, device-side reasons (host -> device copies, "uploads") after. */
     enum Reason
     {
         READ_HOST = 0,          //!< download by SyncedMat::readHost()
@@ -35,13 +35,13 @@ struct CV_EXPORTS_W_SIMPLE TransferStats
 
     TransferStats();
 
-    //! @brief Number of host → device copies.
+    //! @brief Number of host -> device copies.
     CV_PROP_RW int uploads;
-    //! @brief Number of device → host copies.
+    //! @brief Number of device -> host copies.
     CV_PROP_RW int downloads;
-    //! @brief Bytes copied host → device.
+    //! @brief Bytes copied host -> device.
     CV_PROP_RW size_t uploadBytes;
-    //! @brief Bytes copied device → host.
+    //! @brief Bytes copied device -> host.
     CV_PROP_RW size_t downloadBytes;
 
     //! Transfers per reason, indexed by TransferStats::Reason.
@@ -77,14 +77,14 @@ the side you read is stale. This is the dirty-flag scheme of ITK's `itk::CudaIma
 @par Intents and costs
 | access              | copies when                   | then valid            |
 |---------------------|-------------------------------|-----------------------|
-| readHost()          | host stale: device → host     | both                  |
+| readHost()          | host stale: device -> host     | both                  |
 | writeHost()         | never (discard) [1]           | host only             |
-| readWriteHost()     | host stale: device → host     | host only             |
-| readDevice(s)       | device stale: host → device   | both                  |
+| readWriteHost()     | host stale: device -> host     | host only             |
+| readDevice(s)       | device stale: host -> device   | both                  |
 | writeDevice(s)      | never (discard) [1]           | device only           |
-| readWriteDevice(s)  | device stale: host → device   | device only           |
-| upload(s)           | device stale: host → device   | both                  |
-| download(s)         | host stale: device → host     | both                  |
+| readWriteDevice(s)  | device stale: host -> device   | device only           |
+| upload(s)           | device stale: host -> device   | both                  |
+| download(s)         | host stale: device -> host     | both                  |
 
 [1] except on a ROI view that does not cover the whole storage: validity is tracked per storage, so
 the rest of the image must be made valid on the written side first; that transfers the whole
@@ -95,7 +95,7 @@ SyncedMat is a shared handle, like cv::Mat: copying it copies a reference; both 
 same data, state and counters. A ROI view, SyncedMat(parent, roi), shares the storage and the state
 of its parent: a write through the view makes the parent's other side stale too. State is tracked
 per whole storage, so a host write through a ROI view followed by a device read copies the *whole*
-storage (rows × cols × elemSize bytes of the parent), not only the ROI.
+storage (rows x cols x elemSize bytes of the parent), not only the ROI.
 
 @par Memory
 Each side is allocated at its first access (lazily): a SyncedMat used only on the device never
@@ -158,8 +158,8 @@ public:
 
     /** @brief A SyncedMat of the given size and type, UNINITIALIZED: nothing is allocated, copied
     or valid; the first write access allocates its side and makes it valid. Needs no GPU.
-    @param rows Number of rows (≥ 0; 0 gives an empty object).
-    @param cols Number of columns (≥ 0; 0 gives an empty object).
+    @param rows Number of rows (>= 0; 0 gives an empty object).
+    @param cols Number of columns (>= 0; 0 gives an empty object).
     @param type Any OpenCV type, e.g. CV_8UC3.
      */
     CV_WRAP SyncedMat(int rows, int cols, int type);
@@ -172,6 +172,13 @@ public:
      */
     CV_WRAP explicit SyncedMat(const Mat& m);
 
+    /** @brief A view of a rectangle of @p parent sharing its storage, state and counters.
+    @param parent A non-empty SyncedMat (possibly itself a view).
+    @param roi Rectangle in @p parent's coordinates, non-empty and inside it; otherwise
+    cv::Exception (StsOutOfRange). Needs no GPU.
+     */
+    CV_WRAP SyncedMat(const SyncedMat& parent, Rect roi);
+
     /** @brief Adopts a device image without copying: DEVICE_VALID, the device side *is* @p m (shared
     memory, like a Mat header). Writes made later through @p m itself bypass the state tracking:
     use writeDevice() instead. The current device (cv::cuda::getDevice()) is recorded.
@@ -180,14 +187,10 @@ public:
     other streams wait for it. With Stream::Null() (legacy default stream), work on other blocking
     streams is ordered by CUDA itself; for work on non-blocking streams pass the stream.
      */
-    CV_WRAP explicit SyncedMat(const GpuMat& m, Stream& producer = Stream::Null());
-
-    /** @brief A view of a rectangle of @p parent sharing its storage, state and counters.
-    @param parent A non-empty SyncedMat (possibly itself a view).
-    @param roi Rectangle in @p parent's coordinates, non-empty and inside it; otherwise
-    cv::Exception (StsOutOfRange). Needs no GPU.
-     */
-    CV_WRAP SyncedMat(const SyncedMat& parent, Rect roi);
+    CV_WRAP SyncedMat(const GpuMat& m, Stream& producer);
+    /** @overload Same with the legacy default stream as producer (two overloads rather than a
+    default argument, so that Python's overload resolution never evaluates Stream::Null()). */
+    CV_WRAP explicit SyncedMat(const GpuMat& m);
 
     /** @brief Makes this handle a SyncedMat of the given size and type. Reuses the storage (data and
     state included) when size and type already match; otherwise this handle gets a new UNINITIALIZED
@@ -251,11 +254,11 @@ public:
     only the device is valid. */
     CV_WRAP GpuMat readWriteDevice(Stream& stream = Stream::Null());
 
-    /** @brief Prefetch: enqueues the host → device copy of the whole storage on @p stream when the
+    /** @brief Prefetch: enqueues the host -> device copy of the whole storage on @p stream when the
     device is stale (reason PREFETCH_UPLOAD); no-op when the device is valid. Does not block. */
     CV_WRAP void upload(Stream& stream = Stream::Null());
 
-    /** @brief Prefetch: enqueues the device → host copy of the whole storage on @p stream when the
+    /** @brief Prefetch: enqueues the device -> host copy of the whole storage on @p stream when the
     host is stale (reason PREFETCH_DOWNLOAD); no-op when the host is valid. Does not block: the next
     host access waits for it. */
     CV_WRAP void download(Stream& stream = Stream::Null());
@@ -310,7 +313,9 @@ the host side of @p dst becomes stale).
 @param dst Destination. If empty, it becomes a new DEVICE_VALID SyncedMat holding the filter's output
 (its size and type are whatever the filter produced). If not empty it must have src's size and the
 filter's output type: a mismatch throws cv::Exception and leaves @p dst intact. If @p dst shares
-storage with @p src (the same object, a copy, or an overlapping view) the in-place form is used.
+storage with @p src (the same object, a copy, or another view of it) the filter writes into the
+storage's device scratch buffer, which is then copied into @p dst's rectangle (device -> device), so
+overlapping views are correct.
 @param stream Stream for the filter and any transfer.
 
 Cost: at most one upload of @p src; no download; no synchronisation of the host.
@@ -319,7 +324,7 @@ CV_EXPORTS_W void applyFilter(const Ptr<Filter>& filter, SyncedMat& src, CV_IN_O
                               Stream& stream = Stream::Null());
 
 /** @brief In-place form: @p srcDst is accessed read-write on the device. The filter writes into a
-device scratch buffer kept by the storage, which is then copied back on @p stream (device → device),
+device scratch buffer kept by the storage, which is then copied back on @p stream (device -> device),
 so it is correct for filters that cannot run in place.
 @param filter The filter; its output must have @p srcDst's type, or cv::Exception is thrown and
 @p srcDst keeps its data.

@@ -33,6 +33,20 @@ READ_HOST, READ_WRITE_HOST, WRITE_HOST_PARTIAL, PREFETCH_DOWNLOAD = 0, 1, 2, 3
 READ_DEVICE, READ_WRITE_DEVICE, WRITE_DEVICE_PARTIAL, PREFETCH_UPLOAD = 4, 5, 6, 7
 
 
+def cv_error_message(fn, *args):
+    """The message of the cv2.error raised by fn(*args). A throwing constructor surfaces in cv2 as
+    SystemError caused by the cv2.error (a quirk of OpenCV 4.10's generated __init__)."""
+    try:
+        fn(*args)
+    except cv2.error as e:
+        return str(e)
+    except SystemError as e:
+        if isinstance(e.__cause__, cv2.error):
+            return str(e.__cause__)
+        raise
+    raise AssertionError("no cv2.error raised")
+
+
 def counts(m):
     st = m.stats()
     return (st.uploads, st.uploadBytes, st.downloads, st.downloadBytes)
@@ -63,20 +77,14 @@ class SyncedMatBindingTest(unittest.TestCase):
         self.assertEqual("READ_DEVICE", reason_name(READ_DEVICE))
 
     def test_errors_before_the_gpu(self):
-        with self.assertRaises(cv2.error) as ctx:
-            SM(-1, 4, cv2.CV_8UC1)
-        self.assertIn("rows=-1", str(ctx.exception))
+        self.assertIn("rows=-1", cv_error_message(SM, -1, 4, cv2.CV_8UC1))
         m = SM(16, 16, cv2.CV_8UC1)
-        with self.assertRaises(cv2.error) as ctx:
-            m.readHost()
-        self.assertIn("uninitialised", str(ctx.exception))
+        self.assertIn("uninitialised", cv_error_message(m.readHost))
+        self.assertIn("uninitialised", cv_error_message(m.readHostCopy))
         self.assertTrue(SM().empty())
-        with self.assertRaises(cv2.error) as ctx:
-            SM().readHost()
-        self.assertIn("empty", str(ctx.exception))
-        with self.assertRaises(cv2.error) as ctx:
-            SM(m, (10, 10, 8, 8))
-        self.assertIn("inside", str(ctx.exception))
+        self.assertIn("empty", cv_error_message(SM().readHost))
+        self.assertIn("inside", cv_error_message(SM, m, (10, 10, 8, 8)))
+        self.assertIn("access must be", cv_error_message(cv2.cuda.syncedMatHostView, m, 3))
         view = SM(m, (4, 4, 8, 8))
         self.assertEqual((8, 8), view.size())
         self.assertTrue(view.isSubmatrix())
