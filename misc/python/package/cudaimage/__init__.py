@@ -122,21 +122,30 @@ def _dl_deleter(managed):
 
 _PyCapsule_New = ctypes.pythonapi.PyCapsule_New
 _PyCapsule_New.restype = ctypes.py_object
-_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
 _PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
 _PyCapsule_IsValid.restype = ctypes.c_int
-_PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 _PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
 _PyCapsule_GetPointer.restype = ctypes.c_void_p
-_PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 _CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# PyCapsule keeps a pointer to its name, not a copy: the name must outlive every capsule.
+_DLTENSOR_NAME = ctypes.create_string_buffer(b"dltensor")
 
 
 @_CAPSULE_DESTRUCTOR
 def _capsule_destructor(capsule):
     # A capsule still named "dltensor" was never consumed: release what it holds.
-    if _PyCapsule_IsValid(capsule, b"dltensor"):
-        _live.pop(_PyCapsule_GetPointer(capsule, b"dltensor"), None)
+    if _PyCapsule_IsValid(capsule, ctypes.addressof(_DLTENSOR_NAME)):
+        _live.pop(_PyCapsule_GetPointer(capsule, ctypes.addressof(_DLTENSOR_NAME)), None)
+
+
+def _check_dlpack_request(device_id, dl_device, copy):
+    if copy:
+        raise BufferError("SyncedMat exports its device memory without copying (copy=True refused)")
+    if dl_device is not None and tuple(dl_device) != (_KDLCUDA, device_id):
+        raise BufferError("SyncedMat lives on %r, not on the requested %r" % ((_KDLCUDA, device_id), tuple(dl_device)))
 
 
 def _dlpack_capsule(g, device_id):
@@ -158,7 +167,8 @@ def _dlpack_capsule(g, device_id):
     holder.manager_ctx = address
     holder.deleter = _dl_deleter
     _live[address] = (holder, shape_arr, strides_arr, g)
-    return _PyCapsule_New(address, b"dltensor", ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+    return _PyCapsule_New(address, ctypes.addressof(_DLTENSOR_NAME),
+                          ctypes.cast(_capsule_destructor, ctypes.c_void_p))
 
 
 class DeviceArray(object):
@@ -185,6 +195,7 @@ class DeviceArray(object):
         return (_KDLCUDA, self.device_id)
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        _check_dlpack_request(self.device_id, dl_device, copy)
         # Our access already ran on self.stream; order the consumer's stream after it.
         if stream is not None and stream != -1:
             consumer = _stream_from_handle(stream)
@@ -236,6 +247,9 @@ def _cuda_array_interface(self):
 
 
 def _dlpack(self, stream=None, max_version=None, dl_device=None, copy=None):
+    """__dlpack__(stream=None, ...) -> a "dltensor" capsule; the device access (read-write) is made
+    on the consumer's stream. max_version is accepted; the capsule is the unversioned kind."""
+    _check_dlpack_request(_dlpack_device(self)[1], dl_device, copy)
     s = _stream_from_handle(stream)
     g = _device_access(self, s, False)
     return _dlpack_capsule(g, self.deviceId())
