@@ -91,6 +91,30 @@ class SyncedMatBindingTest(unittest.TestCase):
         self.assertTrue(view.sharesStorageWith(m))
 
 
+    def test_dlpack_capsule_releases_its_holder(self):
+        import ctypes
+        import gc
+        ci = cv2.cudaimage
+        before = len(ci._live)
+        cap = ci._dlpack_capsule(cv2.cuda.GpuMat(), 0)       # an empty header: no CUDA call
+        self.assertEqual(before + 1, len(ci._live))
+        del cap                                               # never consumed: the destructor frees
+        gc.collect()
+        self.assertEqual(before, len(ci._live))
+        cap = ci._dlpack_capsule(cv2.cuda.GpuMat(), 0)
+        managed = ctypes.cast(ci._PyCapsule_GetPointer(id(cap), ctypes.addressof(ci._DLTENSOR_NAME)),
+                              ctypes.POINTER(ci._DLManagedTensor))
+        self.assertEqual(2, managed.contents.dl_tensor.device.device_type)   # kDLCUDA
+        used = ctypes.create_string_buffer(b"used_dltensor")               # what a consumer does
+        ctypes.pythonapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        ctypes.pythonapi.PyCapsule_SetName(cap, used)
+        managed.contents.deleter(managed)
+        self.assertEqual(before, len(ci._live))
+        del cap
+        gc.collect()
+        self.assertEqual(before, len(ci._live))
+
+
 @unittest.skipUnless(gpu_available(), "needs a CUDA device (cv2.cuda.getCudaEnabledDeviceCount() < 1)")
 class SyncedMatGpuTest(unittest.TestCase):
     def setUp(self):
