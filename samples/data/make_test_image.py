@@ -54,7 +54,7 @@ def make():
 
     # Text, small (blur makes it unreadable) and large.
     cv2.putText(img, "cudaimage", (130, 290), cv2.FONT_HERSHEY_DUPLEX, 1.6, (255, 255, 255), 2, cv2.LINE_AA)
-    cv2.putText(img, "Gaussian blur test card 512x384 - fine print: 0123456789",
+    cv2.putText(img, "test card 512x384, fine print 0123456789",
                 (16, 320), cv2.FONT_HERSHEY_PLAIN, 1.0, (0, 0, 0), 1, cv2.LINE_8)
     cv2.putText(img, "sigma=2 smooths stripes, checks, rings and this line",
                 (16, 340), cv2.FONT_HERSHEY_PLAIN, 1.0, (255, 255, 255), 1, cv2.LINE_8)
