@@ -179,18 +179,30 @@ public:
         if (!host_.empty())
             return;
         const int cur = getDevice();
+        MatAllocator* pinned = HostMem::getAllocator(HostMem::PAGE_LOCKED);
         Mat m;
-        m.allocator = HostMem::getAllocator(HostMem::PAGE_LOCKED);
+        m.allocator = pinned;
+        String why;
         try
         {
             m.create(size_, type_);
+            // Mat::create silently falls back to ordinary memory when a custom allocator throws
+            // (e.g. the locked-memory limit of a container): refuse that, transfers would not be
+            // asynchronous.
+            if (!m.u || m.u->currAllocator != pinned)
+                why = "cudaHostAlloc failed and OpenCV fell back to pageable memory";
         }
         catch (const cv::Exception& e)
         {
+            why = e.err;
+        }
+        if (!why.empty())
+        {
+            m.release();
             (void)cudaGetLastError();
             CV_Error_(Error::StsNoMem, ("%s: cannot allocate %zu bytes of page-locked host memory for a "
                                         "%dx%d %s image: %s", func, payloadBytes(), size_.width,
-                                        size_.height, typeName(type_).c_str(), e.err.c_str()));
+                                        size_.height, typeName(type_).c_str(), why.c_str()));
         }
         host_ = m;
         if (device_ < 0)

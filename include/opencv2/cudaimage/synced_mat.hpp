@@ -102,7 +102,9 @@ Each side is allocated at its first access (lazily): a SyncedMat used only on th
 allocates pinned memory. The CUDA device is recorded when the first memory of either side is
 allocated (deviceId(); -1 before), and every later access that calls CUDA must come from a thread
 whose current device (cv::cuda::getDevice()) is that device and pass a stream of that device;
-otherwise it throws cv::Exception and changes nothing.
+otherwise it throws cv::Exception and changes nothing. The host side is always page-locked: when
+page-locked memory cannot be had (out of memory, a container's locked-memory limit), the access throws
+instead of silently using pageable memory as cv::Mat would.
 
 @par Streams and events
 Transfers run asynchronously on the caller's stream (page-locked memory makes them truly
