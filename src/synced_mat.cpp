@@ -11,8 +11,9 @@
 // Ordering. Each side keeps "marks": the stream that last wrote it and the streams that read it
 // since. A mark made by our own transfer is *eager* (its event is recorded right after the copy:
 // exact). A mark made by a caller's access is *lazy*: the caller enqueues its work after we return,
-// so its event is recorded only when another stream (or the host) must wait for it, and then
-// covers everything the caller enqueued on that stream so far. Device waits use
+// so its event is recorded only when another stream (or the host) first has to wait for it; it then
+// covers everything the caller enqueued on that stream so far, and stays fixed (later waiters use
+// the same point) until the caller accesses again on that stream. Device waits use
 // Stream::waitEvent (the host never blocks); host accesses block on Event::waitForCompletion.
 //
 // Invariants (checked by tests, asserted in debug):
@@ -44,7 +45,7 @@ struct StreamMark
     Stream stream;          // a reference-counted copy: keeps the caller's stream alive
     cudaStream_t handle;    // identity of the stream (two Stream objects may wrap one handle)
     Ptr<Event> event;       // created on first record
-    bool eager = false;     // recorded right after our own transfer: do not record again
+    bool recorded = false;  // the event marks the end of this mark's work: do not record again
 };
 
 struct SideMarks
@@ -253,11 +254,12 @@ public:
 
     void record(StreamMark& m)
     {
-        if (m.eager && m.event)
+        if (m.recorded)
             return;
         if (!m.event)
             m.event = takeEvent();
         m.event->record(m.stream);
+        m.recorded = true;
     }
 
     // Stream s (handle h) waits for the work of m; nothing to do on the same stream.
@@ -288,7 +290,7 @@ public:
         }
         side.writer.emplace(s, h);
         side.writer->event = ev;
-        side.writer->eager = eager;
+        side.writer->recorded = eager;
         if (eager)
         {
             if (!side.writer->event)
@@ -304,15 +306,15 @@ public:
             if (r.handle != h)
                 continue;
             if (!eager)
-                r.eager = false;            // the caller's work follows: lazy from now on
-            else if (r.eager)
+                r.recorded = false;         // the caller's work follows: lazy from now on
+            else if (r.recorded)
                 r.event->record(s);          // a later transfer on the same stream
             // (lazy + eager transfer: the lazy record, made later, covers the transfer too)
             return;
         }
         side.readers.emplace_back(s, h);
         StreamMark& r = side.readers.back();
-        r.eager = eager;
+        r.recorded = eager;
         if (eager)
         {
             r.event = takeEvent();
