@@ -78,6 +78,15 @@ struct ConvertTo32F : public cv::cuda::Filter
     }
 };
 
+// dst = src + 1 (saturated), in any type.
+struct AddOne : public cv::cuda::Filter
+{
+    void apply(cv::InputArray src, cv::OutputArray dst, Stream& stream) override
+    {
+        src.getGpuMat().convertTo(dst, -1, 1.0, 1.0, stream);
+    }
+};
+
 // --- no GPU needed ------------------------------------------------------------------------------
 
 TEST(SyncedMat_Validation, default_is_empty)
@@ -788,6 +797,38 @@ TEST(SyncedMat_Cuda, filter_between_views_of_one_storage)
     leftRef.copyTo(expected(Rect(32, 0, 64, 64)));
     EXPECT_MAT_EQ(expected, whole.readHost());
     expectStats(whole, 1, bytesOf(src.size(), src.type()), 1, bytesOf(src.size(), src.type()));
+}
+
+// applyFilter runs the filter under the storage's lock, so in-place filters from several threads
+// on their own streams are ordered on the GPU (each waits for the previous writer): no lost update.
+TEST(SyncedMat_Cuda, in_place_filters_from_threads_are_ordered)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const Size sz(512, 256);
+    SyncedMat m(Mat(sz, CV_8UC1, Scalar(0)));
+    cv::Ptr<cv::cuda::Filter> addOne = cv::makePtr<AddOne>();
+    const int nThreads = 4, perThread = 25;
+    std::atomic<int> failures(0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < nThreads; ++t)
+        threads.emplace_back([&] {
+            try
+            {
+                cv::cuda::setDevice(m.deviceId());
+                Stream s;
+                for (int i = 0; i < perThread; ++i)
+                    cv::cuda::applyFilter(addOne, m, s);
+            }
+            catch (...)
+            {
+                ++failures;
+            }
+        });
+    for (std::thread& t : threads)
+        t.join();
+    EXPECT_EQ(0, failures.load());
+    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(nThreads * perThread)), m.readHost());
+    expectStats(m, 1, bytesOf(sz, CV_8UC1), 1, bytesOf(sz, CV_8UC1));
 }
 
 TEST(SyncedMat_Cuda, filter_output_type_mismatch_is_refused_and_dst_kept)
