@@ -75,16 +75,16 @@ the side you read is stale. This is the dirty-flag scheme of ITK's `itk::CudaIma
 - HOST_VALID, DEVICE_VALID, BOTH_VALID: once it holds data, at least one side is valid, always.
 
 @par Intents and costs
-| access              | copies when                   | then valid            |
-|---------------------|-------------------------------|-----------------------|
-| readHost()          | host stale: device -> host     | both                  |
-| writeHost()         | never (discard) [1]           | host only             |
-| readWriteHost()     | host stale: device -> host     | host only             |
-| readDevice(s)       | device stale: host -> device   | both                  |
-| writeDevice(s)      | never (discard) [1]           | device only           |
-| readWriteDevice(s)  | device stale: host -> device   | device only           |
-| upload(s)           | device stale: host -> device   | both                  |
-| download(s)         | host stale: device -> host     | both                  |
+| access              | copies when                    | then valid   |
+|---------------------|--------------------------------|--------------|
+| readHost()          | host stale: device -> host     | both         |
+| writeHost()         | never (discard) [1]            | host only    |
+| readWriteHost()     | host stale: device -> host     | host only    |
+| readDevice(s)       | device stale: host -> device   | both         |
+| writeDevice(s)      | never (discard) [1]            | device only  |
+| readWriteDevice(s)  | device stale: host -> device   | device only  |
+| upload(s)           | device stale: host -> device   | both         |
+| download(s)         | host stale: device -> host     | both         |
 
 [1] except on a ROI view that does not cover the whole storage: validity is tracked per storage, so
 the rest of the image must be made valid on the written side first; that transfers the whole
@@ -118,22 +118,26 @@ memory):
 - concurrent device readers on different streams do not wait for each other;
 - host read after an asynchronous download: blocks until the download has finished;
 - host write after an asynchronous upload that still reads host memory: blocks until it finished.
-Events for caller work are recorded lazily, at the next access from a different stream, on the
-stream the caller used: they cover the work the caller enqueued on that stream after getting the
-view. So the contract is: **enqueue all work that uses a view before the next access to the object
+Events for caller work are recorded lazily, at the first access from a different stream (or a host
+wait), on the stream the caller used: they cover the work the caller enqueued on that stream after
+getting the view, and later waiters reuse that point. So the contract is: **enqueue all work that uses a view before the next access to the object
 from another stream or thread**, and finish host writes through a host view before the next access.
 
 Stream::Null() is allowed everywhere. It is CUDA's legacy default stream, which implicitly
 synchronises with every other blocking stream of the device: correct, but it serialises work (use
 your own cv::cuda::Stream to overlap). A host access that needs a download enqueues it on the stream
-that last wrote the device, or on Stream::Null() when that stream is unknown (an adopted GpuMat).
+that last wrote the device (for an adopted GpuMat: the producer stream given to the constructor), so
+it is ordered after that work without an event, then blocks until the download is done.
 
 @par Thread safety
 Every state change (and the CUDA calls that go with it) happens under one mutex per storage, so
 accesses from several threads are serialised and each sees a consistent state; concurrent device
 readers on different streams are safe. Not safe, and not detectable: writing data through a view
 (host or device) while another thread accesses the same storage, or keeps using a view of the
-other side. Host accesses block while holding the mutex when they wait for a transfer.
+other side. Host accesses block while holding the mutex when they wait for a transfer. applyFilter()
+enqueues the filter while holding the destination's mutex, so filters applied to one SyncedMat from
+several threads are ordered correctly. A SyncedMat handle itself (which storage and rectangle it
+refers to: create(), release(), assignment) is not thread-safe, like cv::Mat.
 
 @par Errors
 Every misuse (empty object, uninitialised read, bad ROI, bad size or type, wrong device or stream,
