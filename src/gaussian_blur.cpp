@@ -165,21 +165,14 @@ public:
 
         cudaStream_t s = StreamAccessor::getStream(stream);
         const int ry = unitY ? 0 : ksize_.height / 2;
-        // The fused kernel needs its tile in shared memory and a source nobody writes meanwhile:
-        // not in place, and dst outside the source's allocation (a ROI reads its parent's pixels).
-        const bool sameAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
-        const bool fused = !sameAllocation && fusedTileRows(CV_MAT_DEPTH(srcType_), ry) > 0;
         GpuMat scratch;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             uploadTaps();
-            if (!fused)
-            {
-                // One scratch image per stream, so one filter can serve several streams at once.
-                GpuMat& buf = scratch_[s];
-                buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
-                scratch = buf;
-            }
+            // One scratch image per stream, so one filter can serve several streams at once.
+            GpuMat& buf = scratch_[s];
+            buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
+            scratch = buf;
         }
 
         SeparablePlan p;
@@ -204,10 +197,7 @@ public:
         p.ry = ry;
         p.rowBorder = rowBorder_;
         p.columnBorder = columnBorder_;
-        if (fused)
-            runFused(p, s);
-        else
-            runSeparable(p, s);
+        runSeparable(p, s);
     }
 
 private:

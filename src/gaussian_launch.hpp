@@ -39,16 +39,9 @@ struct SeparablePlan
 /** Bytes of one scratch element for a source depth (the pass-1 result type). */
 size_t scratchElemSize(int depth);
 
-/** Two-pass path: enqueues both passes on `stream` (needs `scratch`); never synchronises.
- * Any radius, and in place. Throws cv::Exception on launch errors. */
+/** Enqueues both passes on `stream`; never synchronises. Any radius, and in place (the source
+ * is fully read by pass 1 before pass 2 writes). Throws cv::Exception on launch errors. */
 void runSeparable(const SeparablePlan& plan, cudaStream_t stream);
-
-/** Output rows per tile of the fused path for a depth and vertical radius, or 0 when its
- * shared-memory tile does not fit (then use runSeparable). */
-int fusedTileRows(int depth, int ry);
-
-/** Fused path: one kernel, no scratch image; not in place (src and dst must not overlap). */
-void runFused(const SeparablePlan& plan, cudaStream_t stream);
 
 }}} // namespace cv::cuda::gaussian
 

@@ -1,11 +1,11 @@
-// The arithmetic of the Gaussian blur, shared by the two-pass and the fused kernels so they give
-// identical results. Per source depth it reproduces CPU cv::GaussianBlur:
+// The arithmetic of the Gaussian blur per source depth (types and rounding), as CPU
+// cv::GaussianBlur does it:
 //   8U : taps with 8 fraction bits; horizontal sums exact (< 2^16, kept as ushort), vertical sums
 //        exact (< 2^24), one rounding: (s + 2^15) >> 16. Bit-exact.
 //   16U: taps with 16 fraction bits; horizontal < 2^32 (uint32), vertical < 2^48 (uint64),
 //        rounding (s + 2^31) >> 32. Bit-exact.
-//   16S, 32F: float taps and sums (horizontal left to right, vertical centre then symmetric
-//        pairs: the CPU's order); 16S rounds half to even and saturates. 64F: double.
+//   16S, 32F: float taps and sums, each direction summed tap by tap from the first tap;
+//        16S rounds half to even and saturates. 64F: double.
 #ifndef CUDAIMAGE_CUDA_GAUSSIAN_ARITH_CUH
 #define CUDAIMAGE_CUDA_GAUSSIAN_ARITH_CUH
 
@@ -46,46 +46,6 @@ template <> struct Traits<CV_64F>
     __device__ static double exact(ColAcc s) { return s; }
     __device__ static float toFloat(ColAcc s) { return static_cast<float>(s); }
 };
-
-// Horizontal taps around whole-image column X (channel offset already in `src`), no border:
-// the caller checked X - rx >= 0 and X + rx < width.
-template <class T>
-__device__ __forceinline__ typename T::Scratch horizontalInterior(const typename T::Src* src, int X, int cn,
-                                                                  const typename T::Tap* taps, int rx)
-{
-    const typename T::Src* s = src + (X - rx) * cn;
-    typename T::RowAcc acc = 0;
-    for (int k = 0; k <= 2 * rx; k++)
-        acc += static_cast<typename T::RowAcc>(__ldg(taps + k)) * static_cast<typename T::RowAcc>(s[k * cn]);
-    return static_cast<typename T::Scratch>(acc);
-}
-
-template <class T, class Border>
-__device__ __forceinline__ typename T::Scratch horizontalBorder(const typename T::Src* src, int X, int cn,
-                                                                const typename T::Tap* taps, int rx, int width)
-{
-    typename T::RowAcc acc = 0;
-    for (int k = 0; k <= 2 * rx; k++)
-    {
-        const int xs = Border::map(X - rx + k, width);
-        const typename T::RowAcc v = xs < 0 ? typename T::RowAcc(0) : static_cast<typename T::RowAcc>(src[xs * cn]);
-        acc += static_cast<typename T::RowAcc>(__ldg(taps + k)) * v;
-    }
-    return static_cast<typename T::Scratch>(acc);
-}
-
-// Vertical taps over rows centre - ry ... centre + ry, `stride` elements apart; centre first,
-// then symmetric pairs.
-template <class T, class Ptr>
-__device__ __forceinline__ typename T::ColAcc vertical(Ptr centre, size_t stride, const typename T::Tap* taps, int ry)
-{
-    typedef typename T::ColAcc A;
-    A acc = static_cast<A>(__ldg(taps + ry)) * static_cast<A>(centre[0]);
-    for (int k = 1; k <= ry; k++)
-        acc += static_cast<A>(__ldg(taps + ry + k)) *
-               (static_cast<A>(centre[static_cast<size_t>(k) * stride]) + static_cast<A>(centre[-static_cast<ptrdiff_t>(k * stride)]));
-    return acc;
-}
 
 template <class T>
 __device__ __forceinline__ void storeResult(const SeparablePlan& p, int y, int e, typename T::ColAcc acc)

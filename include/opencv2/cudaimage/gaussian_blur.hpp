@@ -19,6 +19,8 @@ clamped (BORDER_REPLICATE) borders by default.
   same arguments (the same fixed-point arithmetic: taps with 8 or 16 fraction bits quantised by
   error diffusion, integer sums, one rounding). CV_16S is within 1 level, CV_32F within
   1e-5 of the largest absolute input value, CV_64F within 1e-12 of it.
+- Borders: CPU cv::GaussianBlur rejects BORDER_WRAP; here it gives the CPU result on the image padded
+  with cv::copyMakeBorder(BORDER_WRAP).
 - Kernel: any odd size from 1 to 2^20-1 in each direction; a zero size is derived from sigma with
   OpenCV's rule (cvRound(sigma * (CV_8U ? 3 : 4) * 2 + 1) | 1); sigma <= 0 is derived from the
   size by cv::getGaussianKernel; sigmaY <= 0 means sigmaX. Taps come from cv::getGaussianKernel.
@@ -26,9 +28,9 @@ clamped (BORDER_REPLICATE) borders by default.
   around it (as CPU cv::GaussianBlur does) and extrapolates only beyond the parent image. With
   BORDER_ISOLATED in a border mode, the region is treated as the whole image. For CV_8U/CV_16U
   sub-matrices without BORDER_ISOLATED the CPU switches to a floating-point path that depends on its
-  SIMD width; this filter keeps the fixed-point arithmetic, so it is identical to CPU
-  cv::GaussianBlur(BORDER_ISOLATED) over the region grown by the kernel radius, and within 1 level
-  of CPU cv::GaussianBlur on the sub-matrix itself.
+  SIMD width and rounds each tap separately; this filter keeps the fixed-point arithmetic, so it is
+  identical to CPU cv::GaussianBlur(BORDER_ISOLATED) over the region grown by the kernel radius, and
+  within 3 levels (the CPU's own error) of CPU cv::GaussianBlur on the sub-matrix itself.
 - Streams: apply() is asynchronous on the given stream and never synchronises the host. The first
   call uploads the taps; each stream gets its own scratch image on its first call with a given
   size, so later calls allocate nothing (they can be captured in a CUDA graph) and one filter
@@ -36,7 +38,8 @@ clamped (BORDER_REPLICATE) borders by default.
 - In place: `dst` may be the same matrix as `src`; a partial overlap is refused.
 
 @param srcType Source type (see above).
-@param dstType -1 or srcType, or CV_32FC(cn): the unrounded result as float.
+@param dstType -1 or srcType, or CV_32FC(cn): the unrounded result as float (for 8U the exact
+  fixed-point value; for 16U that value rounded once to float).
 @param ksize Kernel size; each of width and height is 0 or odd and positive.
 @param sigmaX Gaussian sigma in x; finite.
 @param sigmaY Gaussian sigma in y; finite; <= 0 means sigmaX.
