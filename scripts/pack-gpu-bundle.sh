@@ -104,7 +104,12 @@ for elf in "${elfs[@]}"; do
         seen[$soname]=1
         if [[ $soname =~ $host_only ]]; then continue; fi
         case $soname in
-            libopencv_*|libcudaimage.so*) dest="$stage/lib/$soname" ;;
+            libopencv_*)
+                # One OpenCV for all: the module build's tree (the standalone test resolves the same
+                # SONAMEs in $OPENCV_INSTALL; libopencv_cudaimage exists only fresh in the tree).
+                [[ -e $OPENCV_BUILD/lib/$soname ]] && path="$OPENCV_BUILD/lib/$soname"
+                dest="$stage/lib/$soname" ;;
+            libcudaimage.so*) dest="$stage/lib/$soname" ;;
             *) dest="$stage/lib/carried/$soname" ;;
         esac
         cp -L "$path" "$dest"     # the real file, under the name the loader asks for

@@ -39,9 +39,10 @@ export REQUIRE_GPU
 # the build machine (libjpeg.so.62, libpng16.so.16, ...). A carried library shadows the host's
 # copy for every program started from here, Python's other extensions included (PyTorch, CuPy),
 # so by default one is used only where the host has no library of that name.
+ld_cache=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null)   # once; grep -q on a pipe + pipefail = SIGPIPE
 host_lib_dir() {   # prints where the host's dynamic linker would find $1 ("system" for ld.so.cache)
     local so=$1 d
-    { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q "^[[:space:]]*$so (" && { echo system; return 0; }
+    grep -qF "	$so (" <<<"$ld_cache" && { echo system; return 0; }
     local IFS=:
     for d in ${LD_LIBRARY_PATH:-} /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
         [[ -n $d && -e $d/$so ]] && { echo "$d"; return 0; }
