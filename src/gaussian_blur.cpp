@@ -189,6 +189,8 @@ public:
         p.height = src.rows;
         p.dst = dst.data;
         p.dstStep = dst.step;
+        const size_t vec4 = 4 * dst.elemSize1();
+        p.dstAligned4 = reinterpret_cast<uintptr_t>(dst.data) % vec4 == 0 && dst.step % vec4 == 0;
         p.scratch = scratch.data;
         p.scratchStep = scratch.step;
         p.tapsX = unitX ? unitTap_.data : tapsXDev_.data;

@@ -27,6 +27,7 @@ struct SeparablePlan
 
     unsigned char* dst = nullptr;
     size_t dstStep = 0;
+    bool dstAligned4 = false; //!< dst and dstStep are multiples of 4 output elements (vector stores)
 
     unsigned char* scratch = nullptr;  //!< (height + 2*ry) rows of width*channels work elements
     size_t scratchStep = 0;

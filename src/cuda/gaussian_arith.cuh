@@ -12,6 +12,7 @@
 #include <cstdint>
 #include "opencv2/core/base.hpp"
 #include "../gaussian_launch.hpp"
+#include "vec4.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -55,6 +56,36 @@ __device__ __forceinline__ void storeResult(const SeparablePlan& p, int y, int e
         reinterpret_cast<float*>(row)[e] = T::toFloat(acc);
     else
         reinterpret_cast<typename T::Src*>(row)[e] = T::exact(acc);
+}
+
+// Four consecutive outputs e0..e0+3 of row y (only those below `elements` exist); one vector store
+// when the destination allows it (plan.dstAligned4).
+template <class T>
+__device__ __forceinline__ void storeResult4(const SeparablePlan& p, int y, int e0, int elements, const typename T::ColAcc (&acc)[4])
+{
+    unsigned char* row = p.dst + static_cast<size_t>(y) * p.dstStep;
+    if (p.floatOutput)
+    {
+        float* out = reinterpret_cast<float*>(row) + e0;
+        if (p.dstAligned4 && e0 + 4 <= elements)
+            storeVec4(out, T::toFloat(acc[0]), T::toFloat(acc[1]), T::toFloat(acc[2]), T::toFloat(acc[3]));
+        else
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                if (e0 + i < elements)
+                    out[i] = T::toFloat(acc[i]);
+    }
+    else
+    {
+        typename T::Src* out = reinterpret_cast<typename T::Src*>(row) + e0;
+        if (p.dstAligned4 && e0 + 4 <= elements)
+            storeVec4(out, T::exact(acc[0]), T::exact(acc[1]), T::exact(acc[2]), T::exact(acc[3]));
+        else
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                if (e0 + i < elements)
+                    out[i] = T::exact(acc[i]);
+    }
 }
 
 }}} // namespace cv::cuda::gaussian

@@ -4,12 +4,13 @@
 //   source (whole image, ROI at roiX,roiY)      scratch: height + 2*ry rows        destination
 //   row mapRow(roiY - ry + j) --pass 1 (x)-->   row j              --pass 2 (y)--> row y <- rows y..y+2ry
 //
-// Register blocking: a thread computes kOutputs consecutive outputs of one channel, sliding a
-// window of kOutputs inputs over the taps, so each tap costs kOutputs multiply-adds but one load
-// (loads per output: 1 + 2r/kOutputs instead of 2r+1).
+// Register blocking: a thread computes several outputs, sliding a register window over the taps,
+// so each tap costs one multiply-add per output but few loads, and stores are vectors.
 //
-//   pass 1, thread (group g, channel c):  inputs X0 .. X0+kOutputs+2rx-1  ->  outputs x0 .. x0+kOutputs-1
-//   pass 2, thread (element e, rows y0..y0+kOutputs-1): scratch rows y0 .. y0+kOutputs+2ry-1
+//   pass 1, thread: kOutputs consecutive elements of a row (window slides Cn elements per tap;
+//           loads per output and tap: Cn/kOutputs; one or two 16-byte stores)
+//   pass 2, thread: 4 consecutive elements x kOutputs consecutive rows (one vector load per row
+//           and tap; loads per output: (kOutputs + 2ry) / kOutputs / 4)
 //
 // Arithmetic: gaussian_arith.cuh. Invariants: 64-bit row offsets; rows beyond 65535 are covered
 // by grid-stride loops in y; the last group of a row / rows of a column stores only what exists.
@@ -28,132 +29,175 @@ constexpr int kBlock = 256;
 constexpr int kOutputs = 8;     // outputs per thread in each pass
 constexpr int kMaxGridY = 65535;
 
-// Pass 1: horizontal taps, the row border as a type; the source row is mapped at run time (once per row).
-template <int Depth, class Border>
+// Pass 1: horizontal taps, the row border as a type, the channel count as a constant. A thread
+// owns kOutputs consecutive elements (pixel channels) e0 .. e0+kOutputs-1 of one scratch row; at
+// tap k they need the kOutputs consecutive inputs starting at element e0 + (k - rx)*Cn, so the
+// window slides by Cn elements per tap. The source row is mapped once per row, at run time.
+template <int Depth, class Border, int Cn>
 __global__ void __launch_bounds__(kBlock) rowPass(const SeparablePlan p)
 {
     typedef Traits<Depth> T;
     typedef typename T::RowAcc Acc;
-    const int cn = p.channels;
-    const int groups = (p.width + kOutputs - 1) / kOutputs;
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= groups * cn)
+    static_assert(kOutputs % 4 == 0 && kOutputs >= Cn, "a thread's outputs must cover whole vector stores");
+    const int elements = p.width * Cn;
+    const int e0 = (blockIdx.x * blockDim.x + threadIdx.x) * kOutputs;
+    if (e0 >= elements)
         return;
-    const int g = t / cn, c = t - g * cn;
-    const int x0 = g * kOutputs;                 // first output column (ROI)
-    const int X0 = p.roiX + x0 - p.rx;           // first input column (whole image)
-    const bool interior = X0 >= 0 && X0 + kOutputs + 2 * p.rx <= p.wholeWidth;
-    const int outputs = ::min(kOutputs, p.width - x0);
+    // Whole-image element index of the first window element, and the pixel range the window spans.
+    const int E0 = p.roiX * Cn + e0 - p.rx * Cn;
+    const int firstPixel = p.roiX + e0 / Cn - p.rx;
+    const int lastPixel = p.roiX + (e0 + kOutputs - 1) / Cn + p.rx;
+    const bool interior = firstPixel >= 0 && lastPixel < p.wholeWidth;
     const typename T::Tap* taps = static_cast<const typename T::Tap*>(p.tapsX);
 
     for (int j = blockIdx.y; j < p.height + 2 * p.ry; j += gridDim.y)
     {
-        typename T::Scratch* out = reinterpret_cast<typename T::Scratch*>(p.scratch + static_cast<size_t>(j) * p.scratchStep) + c;
+        typename T::Scratch* out = reinterpret_cast<typename T::Scratch*>(p.scratch + static_cast<size_t>(j) * p.scratchStep) + e0;
         const int srcY = mapBorder(p.roiY - p.ry + j, p.wholeHeight, p.columnBorder);
-        if (srcY < 0)
-        {
-            for (int i = 0; i < outputs; i++)
-                out[(x0 + i) * cn] = typename T::Scratch(0);
-            continue;
-        }
-        const typename T::Src* src = reinterpret_cast<const typename T::Src*>(p.srcWhole + static_cast<size_t>(srcY) * p.srcStep) + c;
-        auto load = [&](int X) -> Acc {
-            if (interior)
-                return static_cast<Acc>(src[X * cn]);
-            const int xs = Border::map(X, p.wholeWidth);
-            return xs < 0 ? Acc(0) : static_cast<Acc>(src[xs * cn]);
-        };
-
-        Acc w[kOutputs], acc[kOutputs];
+        Acc acc[kOutputs];
 #pragma unroll
         for (int i = 0; i < kOutputs; i++)
-        {
-            w[i] = load(X0 + i);
             acc[i] = 0;
-        }
-        for (int k = 0; k <= 2 * p.rx; k++)
+        if (srcY >= 0)
         {
-            const Acc tk = static_cast<Acc>(__ldg(taps + k));
+            const typename T::Src* src = reinterpret_cast<const typename T::Src*>(p.srcWhole + static_cast<size_t>(srcY) * p.srcStep);
+            auto load = [&](int E) -> Acc {
+                if (interior)
+                    return static_cast<Acc>(src[E]);
+                const int pixel = E >= 0 ? E / Cn : -((-E + Cn - 1) / Cn);  // floor(E / Cn)
+                const int xs = Border::map(pixel, p.wholeWidth);
+                return xs < 0 ? Acc(0) : static_cast<Acc>(src[xs * Cn + (E - pixel * Cn)]);
+            };
+            Acc w[kOutputs];
 #pragma unroll
             for (int i = 0; i < kOutputs; i++)
-                acc[i] += tk * w[i];
-            if (k == 2 * p.rx)
-                break;
+                w[i] = load(E0 + i);
+            for (int k = 0; k <= 2 * p.rx; k++)
+            {
+                const Acc tk = static_cast<Acc>(__ldg(taps + k));
 #pragma unroll
-            for (int i = 0; i < kOutputs - 1; i++)
-                w[i] = w[i + 1];
-            w[kOutputs - 1] = load(X0 + k + kOutputs);
+                for (int i = 0; i < kOutputs; i++)
+                    acc[i] += tk * w[i];
+                if (k == 2 * p.rx)
+                    break;
+#pragma unroll
+                for (int i = 0; i < kOutputs - Cn; i++)
+                    w[i] = w[i + Cn];
+#pragma unroll
+                for (int m = 0; m < Cn; m++)
+                    w[kOutputs - Cn + m] = load(E0 + (k + 1) * Cn + kOutputs - Cn + m);
+            }
         }
+        if (e0 + kOutputs <= elements)
+        {
+            // Scratch rows are ours: pitch and e0 keep these stores aligned.
 #pragma unroll
-        for (int i = 0; i < kOutputs; i++)
-            if (i < outputs)
-                out[(x0 + i) * cn] = static_cast<typename T::Scratch>(acc[i]);
+            for (int i = 0; i < kOutputs; i += 4)
+                storeVec4<typename T::Scratch>(out + i, acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
+        }
+        else
+        {
+#pragma unroll
+            for (int i = 0; i < kOutputs; i++)
+                if (e0 + i < elements)
+                    out[i] = static_cast<typename T::Scratch>(acc[i]);
+        }
     }
 }
 
-// Pass 2: vertical taps over scratch rows y .. y+2ry, tap by tap from the top.
+// Pass 2: vertical taps over scratch rows y .. y+2ry, tap by tap from the top. A thread owns 4
+// consecutive elements (one vector load per row) of kOutputs consecutive rows.
 template <int Depth>
 __global__ void __launch_bounds__(kBlock) columnPass(const SeparablePlan p)
 {
     typedef Traits<Depth> T;
     typedef typename T::ColAcc Acc;
-    const int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= p.width * p.channels)
+    const int elements = p.width * p.channels;
+    const int e0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (e0 >= elements)
         return;
+    const bool full = e0 + 4 <= elements;
     const typename T::Tap* taps = static_cast<const typename T::Tap*>(p.tapsY);
     const int lastRow = p.height + 2 * p.ry - 1;
-    auto load = [&](int row) -> Acc {
+    auto load = [&](int row, Acc (&v)[4]) {
         const int r = ::min(row, lastRow); // rows past the end feed outputs that are not stored
-        return static_cast<Acc>(reinterpret_cast<const typename T::Scratch*>(p.scratch + static_cast<size_t>(r) * p.scratchStep)[e]);
+        const typename T::Scratch* s = reinterpret_cast<const typename T::Scratch*>(p.scratch + static_cast<size_t>(r) * p.scratchStep) + e0;
+        if (full)
+            loadVec4(s, v);
+        else
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                v[i] = e0 + i < elements ? static_cast<Acc>(s[i]) : Acc(0);
     };
 
     for (int y0 = blockIdx.y * kOutputs; y0 < p.height; y0 += gridDim.y * kOutputs)
     {
-        Acc w[kOutputs], acc[kOutputs];
+        Acc w[kOutputs][4], acc[kOutputs][4];
 #pragma unroll
         for (int i = 0; i < kOutputs; i++)
         {
-            w[i] = load(y0 + i);
-            acc[i] = 0;
+            load(y0 + i, w[i]);
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                acc[i][c] = 0;
         }
         for (int k = 0; k <= 2 * p.ry; k++)
         {
             const Acc tk = static_cast<Acc>(__ldg(taps + k));
 #pragma unroll
             for (int i = 0; i < kOutputs; i++)
-                acc[i] += tk * w[i];
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[i][c] += tk * w[i][c];
             if (k == 2 * p.ry)
                 break;
 #pragma unroll
             for (int i = 0; i < kOutputs - 1; i++)
-                w[i] = w[i + 1];
-            w[kOutputs - 1] = load(y0 + k + kOutputs);
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    w[i][c] = w[i + 1][c];
+            load(y0 + k + kOutputs, w[kOutputs - 1]);
         }
 #pragma unroll
         for (int i = 0; i < kOutputs; i++)
             if (y0 + i < p.height)
-                storeResult<T>(p, y0 + i, e, acc[i]);
+                storeResult4<T>(p, y0 + i, e0, elements, acc[i]);
     }
 }
 
 unsigned gridY(int rows) { return static_cast<unsigned>(rows < 1 ? 1 : (rows < kMaxGridY ? rows : kMaxGridY)); }
 
+template <int Depth, class Border>
+void launchRows(const SeparablePlan& p, dim3 grid, cudaStream_t stream)
+{
+    switch (p.channels)
+    {
+    case 1: rowPass<Depth, Border, 1><<<grid, kBlock, 0, stream>>>(p); break;
+    case 2: rowPass<Depth, Border, 2><<<grid, kBlock, 0, stream>>>(p); break;
+    case 3: rowPass<Depth, Border, 3><<<grid, kBlock, 0, stream>>>(p); break;
+    case 4: rowPass<Depth, Border, 4><<<grid, kBlock, 0, stream>>>(p); break;
+    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", p.channels));
+    }
+}
+
 template <int Depth>
 void runDepth(const SeparablePlan& p, cudaStream_t stream)
 {
-    const int groups = (p.width + kOutputs - 1) / kOutputs;
-    const dim3 rowGrid((groups * p.channels + kBlock - 1) / kBlock, gridY(p.height + 2 * p.ry));
+    const int elements = p.width * p.channels;
+    const int rowThreads = (elements + kOutputs - 1) / kOutputs;
+    const dim3 rowGrid((rowThreads + kBlock - 1) / kBlock, gridY(p.height + 2 * p.ry));
     switch (p.rowBorder)
     {
-    case BORDER_REPLICATE:   rowPass<Depth, BorderReplicate><<<rowGrid, kBlock, 0, stream>>>(p); break;
-    case BORDER_CONSTANT:    rowPass<Depth, BorderConstant><<<rowGrid, kBlock, 0, stream>>>(p); break;
-    case BORDER_REFLECT:     rowPass<Depth, BorderReflect><<<rowGrid, kBlock, 0, stream>>>(p); break;
-    case BORDER_REFLECT_101: rowPass<Depth, BorderReflect101><<<rowGrid, kBlock, 0, stream>>>(p); break;
-    case BORDER_WRAP:        rowPass<Depth, BorderWrap><<<rowGrid, kBlock, 0, stream>>>(p); break;
+    case BORDER_REPLICATE:   launchRows<Depth, BorderReplicate>(p, rowGrid, stream); break;
+    case BORDER_CONSTANT:    launchRows<Depth, BorderConstant>(p, rowGrid, stream); break;
+    case BORDER_REFLECT:     launchRows<Depth, BorderReflect>(p, rowGrid, stream); break;
+    case BORDER_REFLECT_101: launchRows<Depth, BorderReflect101>(p, rowGrid, stream); break;
+    case BORDER_WRAP:        launchRows<Depth, BorderWrap>(p, rowGrid, stream); break;
     default: CV_Error(Error::StsBadArg, cv::format("gaussian: unsupported row border %d", p.rowBorder));
     }
     CUDAIMAGE_CHECK(cudaGetLastError());
-    const dim3 colGrid((p.width * p.channels + kBlock - 1) / kBlock, gridY((p.height + kOutputs - 1) / kOutputs));
+    const int colThreads = (elements + 3) / 4;
+    const dim3 colGrid((colThreads + kBlock - 1) / kBlock, gridY((p.height + kOutputs - 1) / kOutputs));
     columnPass<Depth><<<colGrid, kBlock, 0, stream>>>(p);
     CUDAIMAGE_CHECK(cudaGetLastError());
 }
