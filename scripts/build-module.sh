@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Module build: cudaimage inside the cached OpenCV tree (scripts/build-opencv.sh), so only our
 # module, its tests, perf tests and the cv2 extension are rebuilt when our sources change.
-#   scripts/build-module.sh   -> $OPENCV_BUILD/bin/opencv_{test,perf}_cudaimage, cv2 in $OPENCV_BUILD/python_loader
+#   scripts/build-module.sh   -> $OPENCV_BUILD/bin/opencv_{test,perf}_cudaimage, $OPENCV_BUILD/bin/cudaimage-blur,
+#                                cv2 in $OPENCV_BUILD/python_loader
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bash "$CUDAIMAGE_REPO/scripts/build-opencv.sh"
@@ -13,5 +14,5 @@ cmake "$OPENCV_BUILD" -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_SRC/contrib/modules/c
     || { tail -30 "$OPENCV_ROOT/reconfigure.log"; die "reconfigure failed"; }
 export NINJA_STATUS="[%f/%t %es] "
 flock /tmp/cudaimage-build.lock \
-    cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_python3
+    cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_cudaimage_blur opencv_python3
 echo "module build ready: $OPENCV_BUILD/bin/opencv_test_cudaimage"

@@ -1,0 +1,664 @@
+// Differential fuzzing of cv::cuda::createGaussianBlur against CPU oracles.
+//
+//   CUDAIMAGE_FUZZ_CASES=N   cases to run (default 200: the normal suite stays fast)
+//   CUDAIMAGE_FUZZ_SEED=S    seed (default kDefaultSeed; always printed)
+//   CUDAIMAGE_FUZZ_FIRST=I   index of the first case (replays case I of seed S with CASES=1)
+//   CUDAIMAGE_FUZZ_MAX_FAILURES=F  stop after F failing cases (default 5)
+//
+// Each case has its own RNG, seeded from (S, case index), so a failure is replayed alone with
+// CUDAIMAGE_FUZZ_SEED=S CUDAIMAGE_FUZZ_FIRST=I CUDAIMAGE_FUZZ_CASES=1 (the message prints that line).
+//
+// The oracle of a case, in order of preference:
+//  1. CPU cv::GaussianBlur on the same Mat (ROI or whole), where it expresses the case: one border
+//     for both directions, not WRAP, the source's own depth, and not an 8U/16U sub-matrix with real
+//     neighbours (there the CPU leaves its bit-exact path; see gaussian_blur.hpp).
+//  2. Otherwise "pad, blur, crop": the region the filter reads (the ROI grown by the kernel radius)
+//     is built with cv::copyMakeBorder relative to the image the filter sees as whole (the parent,
+//     or the ROI when isolated or whole), first left/right with the row border, then top/bottom
+//     with the column border (which is exactly the filter's separable extrapolation, mixed borders
+//     and BORDER_CONSTANT corners included); CPU cv::GaussianBlur blurs that region with explicit
+//     kernel sizes and only its centre is kept (no border of its own reaches the centre).
+//     A 32F output of 16S/64F is blurred in 64F; a 32F output of 8U/16U (the fixed-point sum
+//     before rounding) is cv::sepFilter2D in 64F with the fixed-point taps / 2^bits, which is
+//     exact (every partial sum is an integer / 2^(2*bits) below 2^48) and then rounded to float.
+//  3. Small cases are also compared with the plain-loop reference model
+//     (cudaimage_test::referenceGaussianBlur), which handles every case on its own.
+// CudaImage_GaussianFuzz.cpu_oracles_agree (no GPU) checks 1-2 against 3 on small cases.
+#include "test_precomp.hpp"
+#include "gaussian_reference.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace opencv_test { namespace {
+
+using namespace cudaimage_test;
+using cv::Mat;
+using cv::Rect;
+using cv::Size;
+using cv::cuda::GpuMat;
+using cv::cuda::Stream;
+
+const uint64_t kDefaultSeed = 20261202;
+// Budget of one case in multiply-adds of the CPU oracle ((w+2rx)*(h+2ry)*cn*(kx+ky)); keeps a
+// 10,000-case run to minutes on a 16-core CPU. Larger draws are redrawn.
+const double kMaxWork = 2.5e8;
+// Cases at most this big are also checked against the (slow, plain-loop) reference model.
+const double kModelWork = 1.5e6;
+// Largest image, in bytes per Mat.
+const double kMaxBytes = 96.0 * (1 << 20);
+
+uint64_t envU64(const char* name, uint64_t dflt)
+{
+    const char* v = std::getenv(name);
+    if (!v || !*v)
+        return dflt;
+    return std::strtoull(v, nullptr, 0);
+}
+
+uint64_t mix(uint64_t x) // splitmix64 finaliser: independent streams per case
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+std::string borderName(int b)
+{
+    static const char* names[] = {"CONSTANT", "REPLICATE", "REFLECT", "WRAP", "REFLECT_101"};
+    std::string s = (b & 7) <= 4 ? names[b & 7] : std::to_string(b & 7);
+    return (b & cv::BORDER_ISOLATED) ? s + "|ISOLATED" : s;
+}
+
+const char* depthName(int d)
+{
+    switch (d)
+    {
+    case CV_8U: return "8U"; case CV_16U: return "16U"; case CV_16S: return "16S";
+    case CV_32F: return "32F"; default: return "64F";
+    }
+}
+
+bool isPrime(int n)
+{
+    if (n < 2) return false;
+    for (int d = 2; d * d <= n; d++)
+        if (n % d == 0) return false;
+    return true;
+}
+
+// One dimension: mostly small, biased to odd and prime values, rarely up to 4096.
+int drawDim(cv::RNG& rng)
+{
+    const double u = rng.uniform(0.0, 1.0);
+    int lo, hi;
+    if (u < 0.12)      { return rng.uniform(1, 4); }         // 1, 2, 3
+    else if (u < 0.45) { lo = 1; hi = 32; }
+    else if (u < 0.75) { lo = 33; hi = 256; }
+    else if (u < 0.93) { lo = 257; hi = 1024; }
+    else if (u < 0.985){ lo = 1025; hi = 2048; }
+    else               { lo = 2049; hi = 4096; }
+    int n = rng.uniform(lo, hi + 1);
+    const int kind = rng.uniform(0, 3);
+    if (kind == 0) // prime at or above n
+    {
+        int p = n;
+        while (!isPrime(p) && p < hi) p++;
+        if (isPrime(p)) n = p;
+    }
+    else if (kind == 1 && n % 2 == 0 && n < hi)
+        n += 1;
+    return n;
+}
+
+enum DataKind { DATA_RANDOM, DATA_EXTREMES, DATA_CONSTANT_MAX, DATA_GRADIENT, DATA_IMPULSES, DATA_KINDS };
+const char* dataName(int k)
+{
+    static const char* n[] = {"random", "extremes", "constant-max", "gradient", "impulses"};
+    return n[k];
+}
+
+// Streams: null stream; one stream; two streams, one filter alternately; two streams, two filters.
+enum StreamMode { STREAM_NULL, STREAM_ONE, STREAM_TWO_ONE_FILTER, STREAM_TWO_TWO_FILTERS, STREAM_MODES };
+const char* streamName(int m)
+{
+    static const char* n[] = {"Stream::Null()", "one stream", "two streams, one filter", "two streams, two filters"};
+    return n[m];
+}
+
+struct FuzzCase
+{
+    uint64_t seed = 0;
+    int index = 0;
+    int depth = CV_8U, cn = 1;
+    Size size;                // the source (ROI) size
+    Size parentSize;
+    Rect roi;                 // in the parent
+    Size ksize;               // as given to createGaussianBlur
+    double sigmaX = 0, sigmaY = 0;
+    int rowBorder = cv::BORDER_REPLICATE, columnBorder = cv::BORDER_REPLICATE;
+    bool floatOutput = false; // dstType CV_32FC(cn) (else -1 or srcType)
+    bool dstMinusOne = false; // dstType passed as -1
+    bool inPlace = false;
+    bool dstInParent = false; // dst is a ROI of a larger GpuMat whose guard band must stay intact
+    int streamMode = STREAM_ONE;
+    int data = DATA_RANDOM;
+
+    int srcType() const { return CV_MAKETYPE(depth, cn); }
+    int dstType() const { return floatOutput ? CV_MAKETYPE(CV_32F, cn) : srcType(); }
+    bool isolated() const { return ((rowBorder | columnBorder) & cv::BORDER_ISOLATED) != 0; }
+    bool sub() const { return !isolated() && roi != Rect(0, 0, parentSize.width, parentSize.height); }
+};
+
+// The kernel size the filter uses (OpenCV's rules; a single row/column of an image seen as whole is
+// not filtered across unless a border is constant).
+Size resolvedKsize(const FuzzCase& c)
+{
+    Size ks = c.ksize;
+    const double per = c.depth == CV_8U ? 3 : 4;
+    const double sy = c.sigmaY > 0 ? c.sigmaY : c.sigmaX;
+    if (ks.width <= 0) ks.width = cvRound(c.sigmaX * per * 2 + 1) | 1;
+    if (ks.height <= 0) ks.height = cvRound(sy * per * 2 + 1) | 1;
+    const bool constant = (c.rowBorder & 7) == cv::BORDER_CONSTANT || (c.columnBorder & 7) == cv::BORDER_CONSTANT;
+    if (!c.sub() && !constant)
+    {
+        if (c.size.height == 1) ks.height = 1;
+        if (c.size.width == 1) ks.width = 1;
+    }
+    return ks;
+}
+
+double workOf(const FuzzCase& c)
+{
+    const Size ks = resolvedKsize(c);
+    return double(c.size.width + ks.width) * double(c.size.height + ks.height) * c.cn * double(ks.width + ks.height);
+}
+
+std::string describe(const FuzzCase& c)
+{
+    std::ostringstream os;
+    os << "seed=" << c.seed << " case=" << c.index << ": " << depthName(c.depth) << "C" << c.cn
+       << " src " << c.size.width << "x" << c.size.height
+       << " parent " << c.parentSize.width << "x" << c.parentSize.height
+       << " roi(x=" << c.roi.x << ",y=" << c.roi.y << ")" << (c.sub() ? " [sub-matrix]" : c.isolated() ? " [isolated]" : " [whole]")
+       << " ksize=" << c.ksize.width << "x" << c.ksize.height
+       << " (resolved " << resolvedKsize(c).width << "x" << resolvedKsize(c).height << ")"
+       << " sigmaX=" << c.sigmaX << " sigmaY=" << c.sigmaY
+       << " rowBorder=" << borderName(c.rowBorder) << " columnBorder=" << borderName(c.columnBorder)
+       << " dstType=" << (c.dstMinusOne ? "-1 (" : "") << cv::typeToString(c.dstType()) << (c.dstMinusOne ? ")" : "")
+       << (c.inPlace ? " in-place" : "") << (c.dstInParent ? " dst-is-ROI" : "")
+       << " " << streamName(c.streamMode) << " data=" << dataName(c.data);
+    return os.str();
+}
+
+std::string replayLine(const FuzzCase& c)
+{
+    return cv::format("replay: CUDAIMAGE_FUZZ_SEED=%llu CUDAIMAGE_FUZZ_FIRST=%d CUDAIMAGE_FUZZ_CASES=1 "
+                      "opencv_test_cudaimage --gtest_filter='CudaImage_GaussianFuzz.*'",
+                      (unsigned long long)c.seed, c.index);
+}
+
+int drawBorder(cv::RNG& rng)
+{
+    static const int b[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT, cv::BORDER_WRAP, cv::BORDER_CONSTANT};
+    return b[rng.uniform(0, 5)];
+}
+
+double drawSigma(cv::RNG& rng) // 0.3 .. 30, log-uniform
+{
+    return std::exp(rng.uniform(std::log(0.3), std::log(30.0)));
+}
+
+int drawKsize(cv::RNG& rng) // odd 1..151, small ones more often
+{
+    const double u = rng.uniform(0.0, 1.0);
+    const int hi = u < 0.6 ? 15 : u < 0.9 ? 61 : 151;
+    return 2 * rng.uniform(0, hi / 2 + 1) + 1;
+}
+
+FuzzCase drawCase(uint64_t seed, int index)
+{
+    cv::RNG rng(mix(seed * 1000003ULL + (uint64_t)index) | 1);
+    static const int depths[] = {CV_8U, CV_16U, CV_16S, CV_32F, CV_64F};
+    for (int attempt = 0;; attempt++)
+    {
+        FuzzCase c;
+        c.seed = seed;
+        c.index = index;
+        c.depth = depths[rng.uniform(0, 5)];
+        c.cn = rng.uniform(1, 5);
+        c.size = Size(drawDim(rng), drawDim(rng));
+        if (attempt > 20) // give up on big draws: a small case keeps the budget
+            c.size = Size(rng.uniform(1, 64), rng.uniform(1, 64));
+
+        // Kernel: ksize 0 (from sigma) or odd; sigma 0.3..30, or 0 with a size given.
+        const int kmode = rng.uniform(0, 4);
+        c.sigmaX = drawSigma(rng);
+        if (kmode == 0)
+            c.ksize = Size(0, 0);
+        else
+        {
+            const int k = drawKsize(rng);
+            c.ksize = kmode == 1 ? Size(k, k) : Size(k, drawKsize(rng));
+            if (rng.uniform(0, 4) == 0)
+                c.sigmaX = 0;
+            if (rng.uniform(0, 6) == 0)
+                c.ksize.width = 0, c.sigmaX = c.sigmaX > 0 ? c.sigmaX : drawSigma(rng);
+        }
+        c.sigmaY = 0;
+        if (rng.uniform(0, 3) == 0)
+            c.sigmaY = rng.uniform(0, 4) == 0 ? 0.0 : drawSigma(rng);
+        if (c.ksize.height == 0 && c.sigmaY <= 0 && c.sigmaX <= 0)
+            c.sigmaY = drawSigma(rng);
+
+        // Borders: the same for both directions half of the time; BORDER_ISOLATED sometimes.
+        c.rowBorder = drawBorder(rng);
+        c.columnBorder = rng.uniform(0, 2) == 0 ? c.rowBorder : drawBorder(rng);
+        const int iso = rng.uniform(0, 10);
+        if (iso == 0) c.rowBorder |= cv::BORDER_ISOLATED;
+        else if (iso == 1) c.columnBorder |= cv::BORDER_ISOLATED;
+        else if (iso == 2) { c.rowBorder |= cv::BORDER_ISOLATED; c.columnBorder |= cv::BORDER_ISOLATED; }
+
+        // Parent: the whole image a quarter of the time; otherwise margins (often zero on a side,
+        // so the ROI touches the parent's edge) smaller or larger than the kernel radius.
+        if (rng.uniform(0, 4) == 0)
+        {
+            c.parentSize = c.size;
+            c.roi = Rect(0, 0, c.size.width, c.size.height);
+        }
+        else
+        {
+            auto margin = [&] { return rng.uniform(0, 5) < 2 ? 0 : rng.uniform(1, rng.uniform(0, 2) ? 8 : 80); };
+            const int l = margin(), r = margin(), t = margin(), b = margin();
+            c.parentSize = Size(c.size.width + l + r, c.size.height + t + b);
+            c.roi = Rect(l, t, c.size.width, c.size.height);
+        }
+
+        c.floatOutput = rng.uniform(0, 4) == 0;
+        c.dstMinusOne = !c.floatOutput && rng.uniform(0, 3) == 0;
+        c.inPlace = c.dstType() == c.srcType() && rng.uniform(0, 4) == 0;
+        c.dstInParent = !c.inPlace && rng.uniform(0, 3) == 0;
+        c.streamMode = rng.uniform(0, STREAM_MODES);
+        c.data = rng.uniform(0, 4) == 0 ? rng.uniform(1, DATA_KINDS) : DATA_RANDOM;
+
+        const double bytes = double(c.parentSize.area()) * CV_ELEM_SIZE(c.srcType());
+        const double oracleBytes = double(c.size.area()) * c.cn * 8; // a 64F oracle
+        if (workOf(c) <= kMaxWork && bytes <= kMaxBytes && oracleBytes <= 4 * kMaxBytes)
+            return c;
+    }
+}
+
+template <typename T> void fillPattern(Mat& m, int kind, cv::RNG& rng, double lo, double hi)
+{
+    const int cn = m.channels();
+    for (int y = 0; y < m.rows; y++)
+    {
+        T* p = m.ptr<T>(y);
+        for (int x = 0; x < m.cols * cn; x++)
+        {
+            double v;
+            switch (kind)
+            {
+            case DATA_EXTREMES: v = rng.uniform(0, 2) ? hi : lo; break;
+            case DATA_CONSTANT_MAX: v = hi; break;
+            case DATA_GRADIENT: v = lo + (hi - lo) * double((x / cn) + y) / double(m.cols + m.rows); break;
+            default: v = rng.uniform(0, 97) == 0 ? hi : 0; break; // impulses
+            }
+            p[x] = cv::saturate_cast<T>(v);
+        }
+    }
+}
+
+Mat makeData(const FuzzCase& c, cv::RNG& rng)
+{
+    const int type = c.srcType();
+    if (c.data == DATA_RANDOM)
+        return randomMat(c.parentSize, type, rng);
+    Mat m(c.parentSize, type);
+    switch (c.depth)
+    {
+    case CV_8U: fillPattern<uchar>(m, c.data, rng, 0, 255); break;
+    case CV_16U: fillPattern<ushort>(m, c.data, rng, 0, 65535); break;
+    case CV_16S: fillPattern<short>(m, c.data, rng, -32768, 32767); break;
+    case CV_32F: fillPattern<float>(m, c.data, rng, -1e4, 1e4); break;
+    default: fillPattern<double>(m, c.data, rng, -1e6, 1e6); break;
+    }
+    return m;
+}
+
+double maxAbsOf(const Mat& m)
+{
+    double lo, hi;
+    cv::minMaxIdx(m.reshape(1), &lo, &hi);
+    return std::max(std::abs(lo), std::abs(hi));
+}
+
+// Largest |expected - actual| allowed (the documented tolerances).
+double toleranceFor(const FuzzCase& c, double maxAbs)
+{
+    if (c.depth == CV_8U || c.depth == CV_16U)
+        return 0; // same depth: bit-exact; 32F output: the exact fixed-point sum, rounded once
+    if (!c.floatOutput && c.depth == CV_16S)
+        return 1;
+    if (c.depth == CV_64F && !c.floatOutput)
+        return 1e-12 * std::max(maxAbs, 1.0);
+    return 1e-5 * std::max(maxAbs, 1.0);
+}
+
+// The region the filter reads, extrapolated like the filter: left/right with the row border,
+// then top/bottom with the column border, relative to `whole`; `at` is the ROI's top-left in it.
+Mat grownRegion(const Mat& whole, Rect at, int rx, int ry, int rowBorder, int columnBorder)
+{
+    rowBorder &= ~cv::BORDER_ISOLATED;
+    columnBorder &= ~cv::BORDER_ISOLATED;
+    // copyMakeBorder reads real neighbours of a sub-matrix: BORDER_ISOLATED keeps it to `whole`.
+    Mat h;
+    cv::copyMakeBorder(whole, h, 0, 0, rx, rx, rowBorder | cv::BORDER_ISOLATED, cv::Scalar::all(0));
+    Mat rows = h(Rect(at.x, 0, at.width + 2 * rx, whole.rows));
+    Mat padded;
+    cv::copyMakeBorder(rows, padded, ry, ry, 0, 0, columnBorder | cv::BORDER_ISOLATED, cv::Scalar::all(0));
+    return padded(Rect(0, at.y, at.width + 2 * rx, at.height + 2 * ry)).clone();
+}
+
+struct Oracle
+{
+    Mat expected;             // dst type, or 64F for float outputs of 16S/64F (compared in 64F)
+    std::string how;
+};
+
+// Fixed-point sum before rounding, in 64F (exact) then float.
+Mat fixedPointFloat(const Mat& grown, const FuzzCase& c, Size ks)
+{
+    const int bits = c.depth == CV_8U ? 8 : 16;
+    const double sx = std::max(c.sigmaX, 0.0);
+    const double sy = std::max(c.sigmaY > 0 ? c.sigmaY : c.sigmaX, 0.0);
+    const std::vector<int64_t> tx = referenceFixedTaps(ks.width, sx, bits), ty = referenceFixedTaps(ks.height, sy, bits);
+    Mat kx(ks.width, 1, CV_64F), ky(ks.height, 1, CV_64F);
+    for (int i = 0; i < ks.width; i++) kx.at<double>(i) = std::ldexp((double)tx[i], -bits);
+    for (int i = 0; i < ks.height; i++) ky.at<double>(i) = std::ldexp((double)ty[i], -bits);
+    Mat g64, out64;
+    grown.convertTo(g64, CV_64F);
+    cv::sepFilter2D(g64, out64, CV_64F, kx, ky, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE | cv::BORDER_ISOLATED);
+    Mat centre = out64(Rect(ks.width / 2, ks.height / 2, c.size.width, c.size.height)), out;
+    centre.convertTo(out, CV_32F);
+    return out;
+}
+
+Oracle cpuOracle(const FuzzCase& c, const Mat& parent)
+{
+    Oracle o;
+    const Mat roiView = parent(c.roi);
+    const bool sameBorder = c.rowBorder == c.columnBorder;
+    const bool wrap = (c.rowBorder & 7) == cv::BORDER_WRAP || (c.columnBorder & 7) == cv::BORDER_WRAP;
+    const bool fixedPoint = c.depth == CV_8U || c.depth == CV_16U;
+    if (!c.floatOutput || c.depth == CV_32F)
+    {
+        if (sameBorder && !wrap && !(fixedPoint && c.sub()))
+        {
+            // The ROI view itself: the CPU reads the parent's pixels unless isolated.
+            cv::GaussianBlur(c.sub() ? roiView : roiView.clone(), o.expected, c.ksize, c.sigmaX, c.sigmaY, c.rowBorder);
+            o.how = "cv::GaussianBlur";
+            return o;
+        }
+    }
+    const Size ks = resolvedKsize(c);
+    const int rx = ks.width / 2, ry = ks.height / 2;
+    const Mat whole = c.sub() ? parent : roiView.clone();
+    const Rect at = c.sub() ? c.roi : Rect(0, 0, c.size.width, c.size.height);
+    Mat grown = grownRegion(whole, at, rx, ry, c.rowBorder, c.columnBorder);
+    if (c.floatOutput && fixedPoint)
+    {
+        o.expected = fixedPointFloat(grown, c, ks);
+        o.how = "pad + cv::sepFilter2D(64F, fixed-point taps)";
+        return o;
+    }
+    if (c.floatOutput && c.depth != CV_32F)
+        grown.convertTo(grown, CV_64F);
+    Mat out;
+    cv::GaussianBlur(grown, out, ks, c.sigmaX, c.sigmaY, cv::BORDER_REPLICATE | cv::BORDER_ISOLATED);
+    o.expected = out(Rect(rx, ry, c.size.width, c.size.height)).clone();
+    o.how = c.floatOutput && c.depth != CV_32F ? "pad + cv::GaussianBlur(64F)" : "pad + cv::GaussianBlur";
+    return o;
+}
+
+Mat modelOracle(const FuzzCase& c, const Mat& parent)
+{
+    GaussianArgs a{c.ksize, c.sigmaX, c.sigmaY, c.rowBorder, c.columnBorder};
+    // 16S/64F to 32F: the model's double result, unrounded.
+    const int modelDepth = c.floatOutput && (c.depth == CV_16S || c.depth == CV_64F) ? CV_64F : c.dstType() == c.srcType() ? c.depth : CV_32F;
+    if (modelDepth == CV_64F && c.depth == CV_16S)
+    {
+        Mat p64;
+        parent.convertTo(p64, CV_64F);  // same values; the model then computes in double
+        return referenceGaussianBlur(p64(c.roi), CV_64F, a);
+    }
+    return referenceGaussianBlur(parent(c.roi), modelDepth, a);
+}
+
+// First element where |expected - actual| > tol, with a description; "" when none.
+std::string firstMismatch(const Mat& expected, const Mat& actual, double tol, int* count = nullptr)
+{
+    if (expected.size() != actual.size() || expected.channels() != actual.channels())
+        return cv::format("size/channels differ: expected %dx%d C%d, got %dx%d C%d", expected.cols, expected.rows,
+                          expected.channels(), actual.cols, actual.rows, actual.channels());
+    Mat e = expected, a = actual;
+    if (e.depth() != a.depth())
+    {
+        e.convertTo(e, CV_64F);
+        a.convertTo(a, CV_64F);
+    }
+    Mat diff, bad;
+    cv::absdiff(e.reshape(1), a.reshape(1), diff);
+    if (diff.depth() == CV_8U || diff.depth() == CV_16U || diff.depth() == CV_16S)
+        diff.convertTo(diff, CV_32F); // compare() needs a representable threshold
+    cv::compare(diff, tol, bad, cv::CMP_GT);
+    // NaN never compares greater: catch it too
+    Mat nan;
+    if (a.depth() >= CV_32F)
+    {
+        cv::compare(a.reshape(1), a.reshape(1), nan, cv::CMP_NE);
+        cv::bitwise_or(bad, nan, bad);
+    }
+    const int n = cv::countNonZero(bad);
+    if (count) *count = n;
+    if (n == 0)
+        return "";
+    const int cn = expected.channels();
+    for (int y = 0; y < bad.rows; y++)
+    {
+        const uchar* row = bad.ptr<uchar>(y);
+        for (int i = 0; i < bad.cols; i++)
+            if (row[i])
+            {
+                Mat e1, a1;
+                e.reshape(1).row(y).colRange(i, i + 1).convertTo(e1, CV_64F);
+                a.reshape(1).row(y).colRange(i, i + 1).convertTo(a1, CV_64F);
+                double maxDiff;
+                cv::minMaxIdx(diff, nullptr, &maxDiff);
+                return cv::format("%d of %d elements differ by more than %.9g (max %.9g); first at x=%d y=%d c=%d: "
+                                  "expected %.17g, got %.17g", n, (int)bad.total(), tol, maxDiff, i / cn, y, i % cn,
+                                  e1.at<double>(0), a1.at<double>(0));
+            }
+    }
+    return "";
+}
+
+// Returns the failures of one case ("" when it passed).
+std::string runCase(const FuzzCase& c, cv::RNG& dataRng, int& modelChecks, std::string& oracleUsed)
+{
+    const Mat parent = makeData(c, dataRng);
+    const Oracle oracle = cpuOracle(c, parent);
+    oracleUsed = oracle.how;
+    const double tol = toleranceFor(c, maxAbsOf(parent));
+    const bool useModel = workOf(c) <= kModelWork;
+    Mat model;
+    if (useModel)
+    {
+        model = modelOracle(c, parent);
+        modelChecks++;
+    }
+
+    const int dstTypeArg = c.dstMinusOne ? -1 : c.dstType();
+    cv::Ptr<cv::cuda::Filter> f1 = cv::cuda::createGaussianBlur(c.srcType(), dstTypeArg, c.ksize, c.sigmaX, c.sigmaY, c.rowBorder, c.columnBorder);
+    cv::Ptr<cv::cuda::Filter> f2 = c.streamMode == STREAM_TWO_TWO_FILTERS
+        ? cv::cuda::createGaussianBlur(c.srcType(), dstTypeArg, c.ksize, c.sigmaX, c.sigmaY, c.rowBorder, c.columnBorder) : f1;
+    const int jobs = c.streamMode >= STREAM_TWO_ONE_FILTER ? 2 : 1;
+    Stream streams[2] = {c.streamMode == STREAM_NULL ? Stream::Null() : Stream(), jobs == 2 ? Stream() : Stream::Null()};
+
+    // Each job: its own source parent when in place (it is overwritten), else one shared source.
+    const int guard = 3;
+    const double sentinel = c.floatOutput ? -777.25 : 77;
+    GpuMat srcParent[2], dstParent[2], src[2], dst[2];
+    for (int j = 0; j < jobs; j++)
+    {
+        if (j == 0 || c.inPlace)
+            srcParent[j].upload(parent);
+        else
+            srcParent[j] = srcParent[0];
+        src[j] = srcParent[j](c.roi);
+        if (c.inPlace)
+            dst[j] = src[j];
+        else if (c.dstInParent)
+        {
+            dstParent[j].create(c.size.height + 2 * guard, c.size.width + 2 * guard, c.dstType());
+            dstParent[j].setTo(cv::Scalar::all(sentinel));
+            dst[j] = dstParent[j](Rect(guard, guard, c.size.width, c.size.height));
+        }
+    }
+    // Alternate between the streams; a second round (not in place: same result) reuses each
+    // stream's scratch while the other stream may still run.
+    const int rounds = c.inPlace ? 1 : 2;
+    for (int r = 0; r < rounds; r++)
+        for (int j = 0; j < jobs; j++)
+            (j == 0 ? f1 : f2)->apply(src[j], dst[j], streams[j]);
+
+    std::string failures;
+    for (int j = 0; j < jobs; j++)
+    {
+        Mat out, whole;
+        if (c.dstInParent)
+        {
+            dstParent[j].download(whole, streams[j]);
+            streams[j].waitForCompletion();
+            out = whole(Rect(guard, guard, c.size.width, c.size.height));
+            Mat intact(whole.size(), whole.type(), cv::Scalar::all(sentinel));
+            out.copyTo(intact(Rect(guard, guard, c.size.width, c.size.height)));
+            const std::string m = firstMismatch(intact, whole, 0);
+            if (!m.empty())
+                failures += cv::format("\n  job %d: the filter wrote outside dst, into the guard band of its parent: ", j) + m;
+        }
+        else if (c.inPlace)
+        {
+            srcParent[j].download(whole, streams[j]);
+            streams[j].waitForCompletion();
+            out = whole(c.roi);
+            Mat outside = whole.clone(), orig = parent.clone();
+            outside(c.roi).setTo(0);
+            orig(c.roi).setTo(0);
+            const std::string m = firstMismatch(orig, outside, 0);
+            if (!m.empty())
+                failures += "\n  job " + std::to_string(j) + ": in place changed the parent outside the ROI: " + m;
+        }
+        else
+        {
+            dst[j].download(out, streams[j]);
+            streams[j].waitForCompletion();
+        }
+        if (out.type() != c.dstType())
+        {
+            failures += cv::format("\n  job %d: dst type %s, expected %s", j, cv::typeToString(out.type()).c_str(),
+                                   cv::typeToString(c.dstType()).c_str());
+            continue;
+        }
+        std::string m = firstMismatch(oracle.expected, out, tol);
+        if (!m.empty())
+            failures += cv::format("\n  job %d vs %s: ", j, oracle.how.c_str()) + m;
+        if (useModel)
+        {
+            m = firstMismatch(model, out, tol);
+            if (!m.empty())
+                failures += cv::format("\n  job %d vs the reference model: ", j) + m;
+        }
+    }
+    return failures;
+}
+
+TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const uint64_t seed = envU64("CUDAIMAGE_FUZZ_SEED", kDefaultSeed);
+    const int cases = (int)envU64("CUDAIMAGE_FUZZ_CASES", 200);
+    const int first = (int)envU64("CUDAIMAGE_FUZZ_FIRST", 0);
+    const int maxFailures = (int)envU64("CUDAIMAGE_FUZZ_MAX_FAILURES", 5);
+    std::cout << "[ FUZZ     ] seed " << seed << ", cases " << first << ".." << first + cases - 1
+              << " (CUDAIMAGE_FUZZ_SEED / CUDAIMAGE_FUZZ_CASES / CUDAIMAGE_FUZZ_FIRST)" << std::endl;
+    const auto t0 = std::chrono::steady_clock::now();
+    int failed = 0, modelChecks = 0, ran = 0;
+    double pixels = 0;
+    std::map<std::string, int> oracles;
+    for (int i = first; i < first + cases && failed < maxFailures; i++)
+    {
+        const FuzzCase c = drawCase(seed, i);
+        cv::RNG dataRng(mix(seed ^ (0x5bd1e995ULL * (uint64_t)(i + 1))));
+        std::string failures, how;
+        try
+        {
+            failures = runCase(c, dataRng, modelChecks, how);
+        }
+        catch (const cv::Exception& e)
+        {
+            failures = "\n  cv::Exception: " + std::string(e.what());
+        }
+        ran++;
+        pixels += c.size.area();
+        oracles[how]++;
+        if (!failures.empty())
+        {
+            failed++;
+            ADD_FAILURE() << describe(c) << failures << "\n  " << replayLine(c);
+        }
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "[ FUZZ     ] " << ran << " cases, " << failed << " failed, " << pixels / 1e6 << " Mpixel, "
+              << modelChecks << " also against the reference model, " << secs << " s" << std::endl;
+    for (const auto& kv : oracles)
+        std::cout << "[ FUZZ     ]   oracle " << kv.first << ": " << kv.second << " cases" << std::endl;
+    if (failed >= maxFailures)
+        std::cout << "[ FUZZ     ] stopped after " << failed << " failing cases" << std::endl;
+}
+
+// The oracles above against the reference model on small cases: proves the oracle selection
+// (padding with mixed borders, sub-matrices, fixed-point float output) without a GPU.
+TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
+{
+    const uint64_t seed = envU64("CUDAIMAGE_FUZZ_SEED", kDefaultSeed);
+    const int cases = (int)envU64("CUDAIMAGE_FUZZ_ORACLE_CASES", 100);
+    int checked = 0, failed = 0;
+    for (int i = 0; checked < cases && i < cases * 50 && failed < 5; i++)
+    {
+        const FuzzCase c = drawCase(seed, i);
+        if (workOf(c) > kModelWork)
+            continue;
+        cv::RNG dataRng(mix(seed ^ (0x5bd1e995ULL * (uint64_t)(i + 1))));
+        const Mat parent = makeData(c, dataRng);
+        const Oracle o = cpuOracle(c, parent);
+        const Mat model = modelOracle(c, parent);
+        const double tol = toleranceFor(c, maxAbsOf(parent));
+        const std::string m = firstMismatch(model, o.expected, tol);
+        checked++;
+        if (!m.empty())
+        {
+            failed++;
+            ADD_FAILURE() << describe(c) << "\n  " << o.how << " vs the reference model: " << m;
+        }
+    }
+    std::cout << "[ FUZZ     ] " << checked << " small cases: oracles agree with the reference model" << std::endl;
+}
+
+}} // namespace opencv_test
