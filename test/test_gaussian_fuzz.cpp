@@ -640,6 +640,7 @@ TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
     const uint64_t seed = envU64("CUDAIMAGE_FUZZ_SEED", kDefaultSeed);
     const int cases = (int)envU64("CUDAIMAGE_FUZZ_ORACLE_CASES", 100);
     int checked = 0, failed = 0;
+    std::map<std::string, int> oracles;
     for (int i = 0; checked < cases && i < cases * 50 && failed < 5; i++)
     {
         const FuzzCase c = drawCase(seed, i);
@@ -648,6 +649,7 @@ TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
         cv::RNG dataRng(mix(seed ^ (0x5bd1e995ULL * (uint64_t)(i + 1))));
         const Mat parent = makeData(c, dataRng);
         const Oracle o = cpuOracle(c, parent);
+        oracles[o.how]++;
         const Mat model = modelOracle(c, parent);
         const double tol = toleranceFor(c, maxAbsOf(parent));
         const std::string m = firstMismatch(model, o.expected, tol);
@@ -659,6 +661,37 @@ TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
         }
     }
     std::cout << "[ FUZZ     ] " << checked << " small cases: oracles agree with the reference model" << std::endl;
+    for (const auto& kv : oracles)
+        std::cout << "[ FUZZ     ]   oracle " << kv.first << ": " << kv.second << " cases" << std::endl;
+
+    // CUDAIMAGE_FUZZ_PLAN=N: what the first N cases of random_cases_match_cpu would draw (no GPU).
+    const int plan = (int)envU64("CUDAIMAGE_FUZZ_PLAN", 0);
+    if (plan > 0)
+    {
+        double work = 0, worst = 0, pixels = 0;
+        int big = 0, model = 0;
+        for (int i = 0; i < plan; i++)
+        {
+            const FuzzCase c = drawCase(seed, i);
+            const double w = workOf(c);
+            work += w;
+            worst = std::max(worst, w);
+            pixels += c.size.area();
+            big += c.size.area() >= 1000000;
+            model += w <= kModelWork;
+            if (envU64("CUDAIMAGE_FUZZ_PLAN_ORACLE", 0)) // time the CPU side of each case
+            {
+                cv::RNG dataRng(mix(seed ^ (0x5bd1e995ULL * (uint64_t)(i + 1))));
+                const Mat parent = makeData(c, dataRng);
+                (void)cpuOracle(c, parent);
+                if (w <= kModelWork)
+                    (void)modelOracle(c, parent);
+            }
+        }
+        std::cout << cv::format("[ FUZZ     ] plan of %d cases: %.3g multiply-adds in all (max %.3g), %.3g Mpixel, "
+                                "%d cases of 1 Mpixel or more, %d also against the reference model",
+                                plan, work, worst, pixels / 1e6, big, model) << std::endl;
+    }
 }
 
 }} // namespace opencv_test
