@@ -283,6 +283,7 @@ int run(const Options& o)
             std::printf("  transfers: %d uploads (%.1f MB), %d downloads (%.1f MB)\n",
                         si.uploads + so.uploads, (si.uploadBytes + so.uploadBytes) / 1e6,
                         si.downloads + so.downloads, (si.downloadBytes + so.downloadBytes) / 1e6);
+            dst = out.readHost();
         }
     }
     else
