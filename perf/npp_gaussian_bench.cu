@@ -1,0 +1,140 @@
+// NPP's Gaussian (nppiFilterGaussAdvancedBorder_*_Ctx, NPP_BORDER_REPLICATE) timed like
+// gaussian_bench: CUDA events, warm-up, median, random data. Needs NPP (the CUDA 13 toolkit on
+// the GPU machine has it; the build machine's has not), so it is a separate program with no
+// OpenCV, built where NPP is found:
+//   nvcc -O3 -arch=sm_90 perf/npp_gaussian_bench.cu -lnppif -lnppc -o npp_gaussian_bench
+//   ./npp_gaussian_bench > npp.jsonl        (one JSON object per cell; gaussian_bench --npp npp.jsonl)
+// Taps: the sampled Gaussian exp(-x^2 / 2 sigma^2), normalised, ksize = 2*round(3 sigma)+1, as
+// OpenCV's rule for 8U; NPP takes float taps.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <vector>
+#include <cuda_runtime.h>
+#include <npp.h>
+#include <nppi_filtering_functions.h>
+
+#define CHECK_CUDA(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+static NppStreamContext makeContext(cudaStream_t stream)
+{
+    NppStreamContext c = {};
+    int dev = 0;
+    CHECK_CUDA(cudaGetDevice(&dev));
+    c.hStream = stream;
+    c.nCudaDeviceId = dev;
+    CHECK_CUDA(cudaDeviceGetAttribute(&c.nMultiProcessorCount, cudaDevAttrMultiProcessorCount, dev));
+    CHECK_CUDA(cudaDeviceGetAttribute(&c.nMaxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    CHECK_CUDA(cudaDeviceGetAttribute(&c.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, dev));
+    int smem = 0;
+    CHECK_CUDA(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlock, dev));
+    c.nSharedMemPerBlock = smem;
+    CHECK_CUDA(cudaDeviceGetAttribute(&c.nCudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMajor, dev));
+    CHECK_CUDA(cudaDeviceGetAttribute(&c.nCudaDevAttrComputeCapabilityMinor, cudaDevAttrComputeCapabilityMinor, dev));
+    unsigned flags = 0;
+    CHECK_CUDA(cudaStreamGetFlags(stream, &flags));
+    c.nStreamFlags = flags;
+    return c;
+}
+
+__global__ void fillRandom(unsigned char* p, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    {
+        unsigned x = (unsigned)i * 2654435761u ^ seed;
+        x ^= x >> 13; x *= 0x5bd1e995u; x ^= x >> 15;
+        p[i] = (unsigned char)x;
+    }
+}
+
+__global__ void fillRandomFloat(float* p, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    {
+        unsigned x = (unsigned)i * 2654435761u ^ seed;
+        x ^= x >> 13; x *= 0x5bd1e995u; x ^= x >> 15;
+        p[i] = (float)(x & 0xffff) * (255.0f / 65535.0f);
+    }
+}
+
+struct Cell { const char* type; int depthBytes; int cn; };
+
+template <class F>
+static double medianMs(F run, cudaStream_t s, int reps)
+{
+    cudaEvent_t a, b;
+    CHECK_CUDA(cudaEventCreate(&a)); CHECK_CUDA(cudaEventCreate(&b));
+    for (int i = 0; i < 3; i++) run();
+    std::vector<float> t;
+    for (int i = 0; i < reps; i++)
+    {
+        CHECK_CUDA(cudaEventRecord(a, s)); run(); CHECK_CUDA(cudaEventRecord(b, s));
+        CHECK_CUDA(cudaEventSynchronize(b));
+        float ms = 0; CHECK_CUDA(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    cudaEventDestroy(a); cudaEventDestroy(b);
+    return t[t.size() / 2];
+}
+
+int main(int argc, char** argv)
+{
+    const int W = argc > 1 ? atoi(argv[1]) : 16384, H = argc > 2 ? atoi(argv[2]) : 16384;
+    const Cell cells[] = {{"8UC1", 1, 1}, {"8UC3", 1, 3}, {"8UC4", 1, 4}, {"16UC1", 2, 1}, {"32FC1", 4, 1}};
+    const double sigmas[] = {1, 2, 5, 10, 30};
+    cudaStream_t s;
+    CHECK_CUDA(cudaStreamCreate(&s));
+    NppStreamContext ctx = makeContext(s);
+    for (const Cell& c : cells)
+    {
+        const size_t pitch = ((size_t)W * c.cn * c.depthBytes + 511) / 512 * 512, bytes = pitch * H;
+        unsigned char *src = nullptr, *dst = nullptr;
+        CHECK_CUDA(cudaMalloc(&src, bytes)); CHECK_CUDA(cudaMalloc(&dst, bytes));
+        if (c.depthBytes == 4) // finite floats in [0, 255], never constant
+            fillRandomFloat<<<4096, 256, 0, s>>>(reinterpret_cast<float*>(src), bytes / 4, 1234u);
+        else
+            fillRandom<<<4096, 256, 0, s>>>(src, bytes, 1234u);
+        CHECK_CUDA(cudaStreamSynchronize(s));
+        for (double sigma : sigmas)
+        {
+            const int k = 2 * (int)std::lround(3 * sigma) + 1;
+            std::vector<float> taps(k);
+            double sum = 0;
+            for (int i = 0; i < k; i++) { taps[i] = (float)std::exp(-(i - k / 2) * (i - k / 2) / (2 * sigma * sigma)); sum += taps[i]; }
+            for (float& t : taps) t = (float)(t / sum);
+            float* dTaps = nullptr;
+            CHECK_CUDA(cudaMalloc(&dTaps, k * sizeof(float)));
+            CHECK_CUDA(cudaMemcpy(dTaps, taps.data(), k * sizeof(float), cudaMemcpyHostToDevice));
+            NppiSize size = {W, H};
+            NppiPoint origin = {0, 0};
+            NppStatus st = NPP_SUCCESS;
+            auto run = [&]() {
+                const int step = (int)pitch;
+                if (c.depthBytes == 1 && c.cn == 1)
+                    st = nppiFilterGaussAdvancedBorder_8u_C1R_Ctx(src, step, size, origin, dst, step, size, k, dTaps, NPP_BORDER_REPLICATE, ctx);
+                else if (c.depthBytes == 1 && c.cn == 3)
+                    st = nppiFilterGaussAdvancedBorder_8u_C3R_Ctx(src, step, size, origin, dst, step, size, k, dTaps, NPP_BORDER_REPLICATE, ctx);
+                else if (c.depthBytes == 1 && c.cn == 4)
+                    st = nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(src, step, size, origin, dst, step, size, k, dTaps, NPP_BORDER_REPLICATE, ctx);
+                else if (c.depthBytes == 2)
+                    st = nppiFilterGaussAdvancedBorder_16u_C1R_Ctx((const Npp16u*)src, step, size, origin, (Npp16u*)dst, step, size, k, dTaps, NPP_BORDER_REPLICATE, ctx);
+                else
+                    st = nppiFilterGaussAdvancedBorder_32f_C1R_Ctx((const Npp32f*)src, step, size, origin, (Npp32f*)dst, step, size, k, dTaps, NPP_BORDER_REPLICATE, ctx);
+            };
+            run();
+            CHECK_CUDA(cudaStreamSynchronize(s));
+            if (st != NPP_SUCCESS)
+                printf("{\"peer\": \"npp\", \"type\": \"%s\", \"sigma\": %g, \"ksize\": %d, \"width\": %d, \"height\": %d, \"error\": \"NppStatus %d\"}\n", c.type, sigma, k, W, H, (int)st);
+            else
+            {
+                const double ms = medianMs(run, s, k > 61 ? 5 : 20);
+                printf("{\"peer\": \"npp\", \"type\": \"%s\", \"sigma\": %g, \"ksize\": %d, \"width\": %d, \"height\": %d, \"ms\": %.5f}\n", c.type, sigma, k, W, H, ms);
+            }
+            fflush(stdout);
+            CHECK_CUDA(cudaFree(dTaps));
+        }
+        CHECK_CUDA(cudaFree(src)); CHECK_CUDA(cudaFree(dst));
+    }
+    return 0;
+}
