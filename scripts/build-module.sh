@@ -13,6 +13,6 @@ step "module build: cudaimage in $OPENCV_BUILD"
 cmake "$OPENCV_BUILD" -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_SRC/contrib/modules/cudev;$OPENCV_SRC/contrib/modules/cudaarithm;$OPENCV_SRC/contrib/modules/cudafilters;$CUDAIMAGE_REPO/modules" > "$OPENCV_ROOT/reconfigure.log" 2>&1 \
     || { tail -30 "$OPENCV_ROOT/reconfigure.log"; die "reconfigure failed"; }
 export NINJA_STATUS="[%f/%t %es] "
-flock /tmp/cudaimage-build.lock \
+flock "$BUILD_LOCK" \
     cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_cudaimage_blur opencv_python3
 echo "module build ready: $OPENCV_BUILD/bin/opencv_test_cudaimage"

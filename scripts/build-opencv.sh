@@ -86,7 +86,8 @@ step "6/6 build and install (about 30 min on 2 cores; [done/total] below)"
 export NINJA_STATUS="[%f/%t %p %es] "
 # Everything in the tree, cudaimage included (scripts/build-module.sh rebuilds only our targets).
 log="$OPENCV_ROOT/build.log"
-if ! cmake --build "$OPENCV_BUILD" --target install 2>&1 | tee "$log" \
+# flock: never two builds in one tree (scripts/build-module.sh and build-standalone.sh take it too).
+if ! flock "$BUILD_LOCK" cmake --build "$OPENCV_BUILD" --target install 2>&1 | tee "$log" \
         | awk '/^\[[0-9]+\/[0-9]+ / { if (++n % 25 == 0) print; fflush(); next } /FAILED|error:/ { print; fflush() }'; then
     die "build failed (log: $log); rerun: cmake --build $OPENCV_BUILD"
 fi

@@ -28,7 +28,7 @@ build="$CUDAIMAGE_REPO/build-standalone"
 prefix="$build/install"
 opencv_dir="$OPENCV_INSTALL/lib/cmake/opencv4"
 [[ -f $opencv_dir/OpenCVConfig.cmake ]] || die "no OpenCVConfig.cmake in $opencv_dir"
-lock=/tmp/cudaimage-build.lock
+lock=$BUILD_LOCK
 
 step "1/5 configure $build"
 # CUDA_ARCH_BIN (common.sh) uses OpenCV's syntax ("9.0", "8.6;9.0"); CMake wants "90", "86;90".

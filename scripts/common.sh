@@ -23,5 +23,7 @@ OPENCV_BUILD="$OPENCV_ROOT/build"
 OPENCV_INSTALL="$OPENCV_ROOT/install"
 VENV="$CUDAIMAGE_CACHE/venv-py$($PYTHON_SYSTEM -c 'import sys;print("%d%d"%sys.version_info[:2])' 2>/dev/null)"
 
+BUILD_LOCK=/tmp/cudaimage-build.lock          # serialises builds in the cached trees
+
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
