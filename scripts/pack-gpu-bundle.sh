@@ -7,11 +7,15 @@
 #   scripts/pack-gpu-bundle.sh [--no-build] [--standalone]
 #     --no-build     use the module build as it is (default: scripts/build-module.sh first, cached)
 #     --standalone   run scripts/build-standalone.sh --no-test first (default: bundle its
-#                    cudaimage_test only if build-standalone/ already has one)
+#                    cudaimage_test and C++ samples only if build-standalone/ already has them).
+#                    The C++ samples are built by the standalone build only: pack with --standalone
+#                    for a bundle whose `samples` part runs every sample.
 #
 # Bundle layout (cudaimage-gpu-bundle/):
 #   run-all.sh  MANIFEST.txt  checks/cv2_check.py
-#   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage_test (standalone)
+#   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage-blur (the tool, module
+#                 build), cudaimage_test (standalone)
+#   bin/samples/  the C++ samples blur, pipeline, video_blur (standalone build)
 #   lib/          libopencv_*.so.410, libcudaimage.so.* (standalone), under their SONAMEs
 #   lib/carried/  every other library ldd resolves on this machine (libjpeg.so.62, libpng16.so.16,
 #                 ...), except glibc, libstdc++, libgcc_s and the driver's libcuda; run-all.sh
@@ -48,7 +52,7 @@ native_cv2=$(compgen -G "$OPENCV_BUILD/lib/python3/cv2*.so" | head -1) \
 
 step "1/5 stage $stage"
 rm -rf "$stage"
-mkdir -p "$stage"/{bin,lib/carried,lib/python,checks,python-tests,python-support,samples}
+mkdir -p "$stage"/{bin/samples,lib/carried,lib/python,checks,python-tests,python-support,samples}
 cp "$CUDAIMAGE_REPO/scripts/bundle/run-all.sh" "$stage/"
 cp "$CUDAIMAGE_REPO/scripts/bundle/cv2_check.py" "$stage/checks/"
 chmod +x "$stage/run-all.sh"
@@ -59,6 +63,26 @@ if [[ -x $standalone/cudaimage_test ]]; then
     echo "standalone cudaimage_test: built $(date -r "$standalone/cudaimage_test" '+%F %T')"
 else
     echo "standalone cudaimage_test: not built (scripts/build-standalone.sh, or --standalone), not bundled"
+fi
+if [[ -x $OPENCV_BUILD/bin/cudaimage-blur ]]; then
+    cp "$OPENCV_BUILD/bin/cudaimage-blur" "$stage/bin/"
+else
+    echo "cudaimage-blur: not built (scripts/build-module.sh builds it), not bundled"
+fi
+# C++ samples: built by the standalone build only (top-level CMakeLists.txt).
+sample_bins=()
+for f in "$standalone"/samples/*; do
+    [[ -f $f && -x $f ]] && sample_bins+=("$f")
+done
+if ((${#sample_bins[@]})); then
+    cp "${sample_bins[@]}" "$stage/bin/samples/"
+    echo "C++ samples: ${sample_bins[*]##*/} (built $(date -r "${sample_bins[0]}" '+%F %T'))"
+    for src in "$CUDAIMAGE_REPO"/samples/cpp/*.cpp; do
+        b=$standalone/samples/$(basename "$src" .cpp)
+        [[ -x $b && ! $src -nt $b ]] || echo "  warning: $b is missing or older than $src (pack with --standalone)"
+    done
+else
+    echo "C++ samples: not built (pack with --standalone), not bundled: run-all.sh's samples part will say so"
 fi
 
 # cv2: the build tree's loader package (with the submodules OpenCV generated) plus the freshly
@@ -94,7 +118,7 @@ step "2/5 libraries (ldd on this machine)"
 # Provided by every Linux host, or by the GPU machine's driver; a carried libstdc++ or glibc
 # older than the host's would break the host's own libraries (NumPy, PyTorch) in our processes.
 host_only='^(linux-vdso\.so|ld-linux.*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libresolv\.so|libutil\.so|libgcc_s\.so|libstdc\+\+\.so|libcuda\.so|libnvidia-.*\.so)'
-elfs=("$stage"/bin/* "$stage/lib/python/cv2/python-3/"*.so)
+mapfile -t elfs < <(find "$stage/bin" -type f; ls "$stage/lib/python/cv2/python-3/"*.so)
 declare -A seen=()
 for elf in "${elfs[@]}"; do
     out=$(ldd "$elf") || die "ldd failed on $elf"

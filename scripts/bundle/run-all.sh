@@ -8,7 +8,9 @@
 #
 # Parts (all run, whatever fails): env, cv2 (import, device info, GpuMat round trip),
 # opencv_test_cudaimage, cudaimage_test (standalone build, if bundled), python-tests, demo,
-# perf (only with RUN_PERF=1). Exit status 0 only if no part failed.
+# samples (each C++ sample, the cudaimage-blur tool and the Python pipeline sample on the test card;
+# outputs in $OUT/samples), perf (only with RUN_PERF=1). Exit status 0 only if no part failed.
+#   run-all.sh --only samples    runs the env, cv2 and samples parts only (also: --only demo, ...)
 #
 # Environment:
 #   OUT          where logs, gtest XML and the demo's PNGs go (default ./results)
@@ -21,6 +23,8 @@
 set -uo pipefail   # no -e: a failing part must not stop the others
 
 B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ONLY=
+if [[ ${1:-} == --only ]]; then ONLY=${2:?--only needs a part name}; shift 2; fi
 OUT=${OUT:-$PWD/results}
 mkdir -p "$OUT" || { echo "cannot create OUT=$OUT" >&2; exit 2; }
 OUT=$(cd "$OUT" && pwd)
@@ -126,21 +130,77 @@ gtest_part() {   # gtest_part NAME BINARY ARGS...
     part "$name" "$bin" --gtest_output="xml:$OUT/$name.xml" "$@"
 }
 
+# shellcheck disable=SC2317  # called through part()
+samples_part() {   # every sample and the tool on the test card; 0 all passed, 77 none could run, 1 a failure
+    local img=$B/samples/data/blur_test.png out=$OUT/samples n_pass=0 n_fail=0 n_skip=0
+    mkdir -p "$out"
+    one() {   # one NAME COMMAND...: exit 0 PASS, 77 SKIP (no device; a FAIL when REQUIRE_GPU=1)
+        local name=$1 rc; shift
+        printf '\n--- sample %s: %s\n' "$name" "$*"
+        timeout -k 30 "$PART_TIMEOUT" "$@"; rc=$?
+        if ((rc == 0)); then n_pass=$((n_pass + 1)); echo "--- sample $name: PASS"
+        elif ((rc == 77 && !REQUIRE_GPU)); then n_skip=$((n_skip + 1)); echo "--- sample $name: SKIP (no CUDA device)"
+        else n_fail=$((n_fail + 1)); echo "--- sample $name: FAIL (exit $rc)"; fi
+    }
+    missing() { n_fail=$((n_fail + 1)); printf '\n--- sample %s: FAIL (%s)\n' "$1" "$2"; }
+    local s
+    for s in blur pipeline video_blur; do
+        [[ -x $B/bin/samples/$s ]] || { missing "$s" "not in this bundle: pack it with scripts/pack-gpu-bundle.sh --standalone"; continue; }
+        case $s in
+            blur) one blur "$B/bin/samples/blur" "$img" --output-dir "$out" ;;
+            pipeline) one pipeline "$B/bin/samples/pipeline" "$img" --output "$out/pipeline.png" ;;
+            # Full HD frames: the rate is then set by PCIe, as in a real video pipeline.
+            video_blur) one video_blur "$B/bin/samples/video_blur" --frames 600 --size 1920x1080 --input "$img" ;;
+        esac
+    done
+    if [[ -x $B/bin/cudaimage-blur ]]; then
+        one tool-cpu "$B/bin/cudaimage-blur" "$img" "$out/tool_cpu.png" --sigma 2 --cpu
+        local have_gpu=0
+        "$PY" -c 'import cv2, sys; sys.exit(0 if cv2.cuda.getCudaEnabledDeviceCount() > 0 else 1)' >/dev/null 2>&1 && have_gpu=1
+        if ((have_gpu)); then
+            one tool-gpu "$B/bin/cudaimage-blur" "$img" "$out/tool_gpu.png" --sigma 2 --bench 50
+            # Bit-exact 8-bit results give byte-identical PNGs (same encoder, same pixels).
+            one tool-gpu-equals-cpu cmp "$out/tool_gpu.png" "$out/tool_cpu.png"
+        else
+            # shellcheck disable=SC2016  # $0.. are bash -c's arguments
+            one tool-gpu-refused bash -c '! "$0" "$1" "$2" --sigma 2 && exit 77' "$B/bin/cudaimage-blur" "$img" "$out/tool_gpu.png"
+        fi
+    else
+        missing cudaimage-blur "not in this bundle"
+    fi
+    if [[ -f $B/samples/python/pipeline_cupy_torch.py ]]; then
+        one pipeline_cupy_torch "$PY" "$B/samples/python/pipeline_cupy_torch.py" --output "$out/pipeline_cupy_torch.png"
+    else
+        missing pipeline_cupy_torch "no samples/python/pipeline_cupy_torch.py"
+    fi
+    echo
+    echo "samples: $n_pass passed, $n_fail failed, $n_skip skipped; outputs in $out"
+    ((n_fail)) && return 1
+    ((n_pass)) || return 77
+    return 0
+}
+
+wanted() { [[ -z $ONLY || $ONLY == "$1" ]]; }
+
 part env env_report
 part cv2 "$PY" "$B/checks/cv2_check.py"
-gtest_part opencv_test_cudaimage "$B/bin/opencv_test_cudaimage" "$@"
-gtest_part cudaimage_test "$B/bin/cudaimage_test" "$@"
-if compgen -G "$B/python-tests/test*.py" >/dev/null; then
+wanted opencv_test_cudaimage && gtest_part opencv_test_cudaimage "$B/bin/opencv_test_cudaimage" "$@"
+wanted cudaimage_test && gtest_part cudaimage_test "$B/bin/cudaimage_test" "$@"
+if ! wanted python-tests; then :
+elif compgen -G "$B/python-tests/test*.py" >/dev/null; then
     part python-tests "$PY" -m unittest discover -s "$B/python-tests" -t "$B/python-tests" -v
 else
     skip python-tests "no python-tests/test*.py"
 fi
-if [[ -f $B/samples/python/blur_demo.py ]]; then
+if ! wanted demo; then :
+elif [[ -f $B/samples/python/blur_demo.py ]]; then
     part demo "$PY" "$B/samples/python/blur_demo.py" --output-dir "$OUT/demo"
 else
     skip demo "no samples/python/blur_demo.py"
 fi
-if [[ ${RUN_PERF:-0} == 1 ]]; then
+wanted samples && part samples samples_part
+if ! wanted opencv_perf_cudaimage; then :
+elif [[ ${RUN_PERF:-0} == 1 ]]; then
     # shellcheck disable=SC2086  # PERF_ARGS is a list of arguments
     gtest_part opencv_perf_cudaimage "$B/bin/opencv_perf_cudaimage" ${PERF_ARGS:-}
 else
