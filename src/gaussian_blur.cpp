@@ -49,8 +49,14 @@ void checkSigma(const char* name, double sigma)
         CV_Error_(Error::StsBadArg, ("cv::cuda::createGaussianBlur: %s is %g; allowed: a finite number", name, sigma));
 }
 
-void checkKsize(const char* name, int k, double sigma, const char* sigmaName)
+void checkKsize(const char* name, int k, double sigma, const char* sigmaName, int depth)
 {
+    // A zero size is derived from sigma (cvRound(sigma * perSide * 2 + 1) | 1): bound it first.
+    const double perSide = depth == CV_8U ? 3 : 4;
+    if (k == 0 && sigma > 0 && !(sigma * perSide * 2 + 1 <= kMaxKsize))
+        CV_Error_(Error::StsOutOfRange,
+                  ("cv::cuda::createGaussianBlur: %s is %g, which makes %s %.0f; allowed: %s up to %g (%s at most %d)",
+                   sigmaName, sigma, name, sigma * perSide * 2 + 1, sigmaName, (kMaxKsize - 1) / (2 * perSide), name, kMaxKsize));
     if (k < 0 || (k > 0 && k % 2 == 0) || k > kMaxKsize)
         CV_Error_(Error::StsBadSize,
                   ("cv::cuda::createGaussianBlur: %s is %d; allowed: 0 (derived from %s) or an odd number from 1 to %d",
@@ -68,14 +74,16 @@ bool isolatedFlag(int& mode)
     return isolated;
 }
 
-void checkBorder(const char* name, int mode)
+// Checks the value as the caller passed it (BORDER_ISOLATED allowed on top of a mode).
+void checkBorder(const char* name, int passed)
 {
+    const int mode = passed < 0 ? passed : (passed & ~BORDER_ISOLATED);
     if (mode != BORDER_CONSTANT && mode != BORDER_REPLICATE && mode != BORDER_REFLECT &&
         mode != BORDER_WRAP && mode != BORDER_REFLECT_101)
         CV_Error_(Error::StsBadFlag,
                   ("cv::cuda::createGaussianBlur: %s is %d; allowed: BORDER_CONSTANT (0), BORDER_REPLICATE (1), "
                    "BORDER_REFLECT (2), BORDER_WRAP (3), BORDER_REFLECT_101 (4), optionally | BORDER_ISOLATED (16)",
-                   name, mode));
+                   name, passed));
 }
 
 // Byte range [first, last) that a matrix view touches.
@@ -95,14 +103,14 @@ public:
         dstType = checkDstType(srcType, dstType);
         checkSigma("sigmaX", sigmaX);
         checkSigma("sigmaY", sigmaY);
-        checkKsize("ksize.width", ksize.width, sigmaX, "sigmaX");
+        checkKsize("ksize.width", ksize.width, sigmaX, "sigmaX", CV_MAT_DEPTH(srcType));
         // sigmaY <= 0 means "same as sigmaX" (CPU rule), so ksize.height == 0 is judged on that.
-        checkKsize("ksize.height", ksize.height, sigmaY > 0 ? sigmaY : sigmaX, sigmaY > 0 ? "sigmaY" : "sigmaX");
+        checkKsize("ksize.height", ksize.height, sigmaY > 0 ? sigmaY : sigmaX, sigmaY > 0 ? "sigmaY" : "sigmaX", CV_MAT_DEPTH(srcType));
+        checkBorder("rowBorderMode", rowBorderMode);
         if (columnBorderMode == -1)
             columnBorderMode = rowBorderMode;
-        isolated_ = isolatedFlag(rowBorderMode) | isolatedFlag(columnBorderMode);
-        checkBorder("rowBorderMode", rowBorderMode);
         checkBorder("columnBorderMode", columnBorderMode);
+        isolated_ = isolatedFlag(rowBorderMode) | isolatedFlag(columnBorderMode);
 
         srcType_ = srcType;
         dstType_ = dstType;
@@ -165,14 +173,22 @@ public:
 
         cudaStream_t s = StreamAccessor::getStream(stream);
         const int ry = unitY ? 0 : ksize_.height / 2;
+        // The fused kernel reads rows other blocks write: only when dst is outside the source's
+        // allocation (not in place; a ROI also reads its parent's pixels).
+        const bool sameAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
+        const int rx = unitX ? 0 : ksize_.width / 2;
+        const bool fused = !sameAllocation && fusedApplies(CV_MAT_DEPTH(srcType_), src.channels(), rx, ry);
         GpuMat scratch;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             uploadTaps();
-            // One scratch image per stream, so one filter can serve several streams at once.
-            GpuMat& buf = scratch_[s];
-            buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
-            scratch = buf;
+            if (!fused)
+            {
+                // One scratch image per stream, so one filter can serve several streams at once.
+                GpuMat& buf = scratch_[s];
+                buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
+                scratch = buf;
+            }
         }
 
         SeparablePlan p;
@@ -194,12 +210,17 @@ public:
         p.scratch = scratch.data;
         p.scratchStep = scratch.step;
         p.tapsX = unitX ? unitTap_.data : tapsXDev_.data;
-        p.rx = unitX ? 0 : ksize_.width / 2;
+        p.rx = rx;
+        p.tapsXf = reinterpret_cast<const float*>(unitX ? unitTapF_.data : tapsXFloat_.data);
+        p.tapsYf = reinterpret_cast<const float*>(unitY ? unitTapF_.data : tapsYFloat_.data);
         p.tapsY = unitY ? unitTap_.data : tapsYDev_.data;
         p.ry = ry;
         p.rowBorder = rowBorder_;
         p.columnBorder = columnBorder_;
-        runSeparable(p, s);
+        if (fused)
+            runFused(p, s);
+        else
+            runSeparable(p, s);
     }
 
 private:
@@ -222,6 +243,19 @@ private:
         toDevice(tapsX_, tapsXDev_);
         toDevice(tapsY_, tapsYDev_);
         toDevice(makeTaps(1, 0, fixedPointBits(depth)), unitTap_);
+        // Float copies for the fused path: the fixed-point integers (exact in float) or the
+        // float taps the CPU uses.
+        auto toDeviceFloat = [&](const Taps1D& t, GpuMat& out) {
+            Mat host;
+            if (fixedPointBits(depth) > 0)
+                Mat(1, static_cast<int>(t.fixed.size()), CV_32SC1, const_cast<uint32_t*>(t.fixed.data())).convertTo(host, CV_32F);
+            else
+                Mat(1, static_cast<int>(t.real.size()), CV_64FC1, const_cast<double*>(t.real.data())).convertTo(host, CV_32F);
+            out.upload(host);
+        };
+        toDeviceFloat(tapsX_, tapsXFloat_);
+        toDeviceFloat(tapsY_, tapsYFloat_);
+        toDeviceFloat(makeTaps(1, 0, fixedPointBits(depth)), unitTapF_);
     }
 
     int srcType_ = 0, dstType_ = 0;
@@ -230,6 +264,7 @@ private:
     bool isolated_ = false;
     Taps1D tapsX_, tapsY_;
     GpuMat tapsXDev_, tapsYDev_, unitTap_;
+    GpuMat tapsXFloat_, tapsYFloat_, unitTapF_;
     std::mutex mutex_;
     std::map<cudaStream_t, GpuMat> scratch_;
 };

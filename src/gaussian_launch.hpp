@@ -35,6 +35,9 @@ struct SeparablePlan
     const void* tapsX = nullptr; int rx = 0; //!< 2*rx+1 taps on the device (uint32 fixed or float/double)
     const void* tapsY = nullptr; int ry = 0;
     int rowBorder = 0, columnBorder = 0;     //!< cv::BorderTypes without BORDER_ISOLATED
+
+    const float* tapsXf = nullptr;           //!< the taps as float (fused path): 8U fixed-point integers, 16S/32F as CPU
+    const float* tapsYf = nullptr;
 };
 
 /** Bytes of one scratch element for a source depth (the pass-1 result type). */
@@ -43,6 +46,14 @@ size_t scratchElemSize(int depth);
 /** Enqueues both passes on `stream`; never synchronises. Any radius, and in place (the source
  * is fully read by pass 1 before pass 2 writes). Throws cv::Exception on launch errors. */
 void runSeparable(const SeparablePlan& plan, cudaStream_t stream);
+
+/** Whether the fused single-kernel path (src/cuda/gaussian_fused.cu) handles a case: depth 8U,
+ * 16S or 32F (float is exact for 8U), 1 <= ry <= 8, and a staged row that fits in shared memory.
+ * The caller also needs a destination outside the source's allocation. */
+bool fusedApplies(int depth, int channels, int rx, int ry);
+
+/** Fused path: one kernel, no scratch image. Not in place. */
+void runFused(const SeparablePlan& plan, cudaStream_t stream);
 
 }}} // namespace cv::cuda::gaussian
 
