@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs NVIDIA compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over the GPU tests of an
+# unpacked GPU bundle (scripts/pack-gpu-bundle.sh) and prints one summary line per tool.
+#
+#   scripts/run-sanitizers.sh BUNDLE_DIR [OUT]
+#
+#   BUNDLE_DIR  unpacked cudaimage-gpu-bundle (bin/opencv_test_cudaimage, lib/)
+#   OUT         where the logs go (default ./sanitizer-results): OUT/<tool>.log, OUT/summary.txt
+#
+# Environment:
+#   TOOLS            tools to run (default "memcheck racecheck initcheck synccheck")
+#   GTEST_FILTER     tests to run under every tool (default: see FILTER below; sanitizers slow
+#                    kernels 10-100x, so it keeps each tool to a few minutes on an H200)
+#   SANITIZER_ARGS   extra compute-sanitizer arguments (e.g. "--leak-check full" for memcheck)
+#   TOOL_TIMEOUT     seconds per tool (default 3600)
+#   COMPUTE_SANITIZER  path of compute-sanitizer (default: PATH, then /usr/local/cuda*/bin)
+#
+# Every tool runs with --error-exitcode 1 and --report-api-errors no: the tests provoke CUDA API
+# errors on purpose (impossible allocations, out of memory) and handle them; those are not
+# sanitizer findings. The fuzz test runs 100 cases (CUDAIMAGE_FUZZ_CASES), the SyncedMat stress
+# test 400 operations (CUDAIMAGE_STRESS_OPS). The out-of-memory and leak tests are left out (the
+# sanitizer's own allocations and padding make both meaningless).
+# Exit status: 0 only if every tool reported 0 errors and the tests passed.
+# Duration on an H200: roughly 3-10 minutes per tool (memcheck and initcheck the slowest).
+set -uo pipefail
+
+[[ $# -ge 1 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
+B=$(cd "$1" && pwd) || exit 2
+OUT=${2:-$PWD/sanitizer-results}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+bin=$B/bin/opencv_test_cudaimage
+[[ -x $bin ]] || { echo "error: no $bin (is $1 an unpacked GPU bundle?)" >&2; exit 2; }
+
+cs=${COMPUTE_SANITIZER:-}
+if [[ -z $cs ]]; then
+    cs=$(command -v compute-sanitizer 2>/dev/null || true)
+    for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
+        [[ -z $cs && -x $d/compute-sanitizer ]] && cs=$d/compute-sanitizer
+    done
+fi
+[[ -n $cs && -x $cs ]] || { echo "error: compute-sanitizer not found (PATH, /usr/local/cuda/bin); set COMPUTE_SANITIZER" >&2; exit 2; }
+
+# Libraries as run-all.sh sets them: the bundle's OpenCV first; a carried system library only where
+# the host lacks it.
+export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+missing=$(ldd "$bin" 2>/dev/null | awk '/not found/ {print $1}' || true)
+if [[ -n $missing ]]; then
+    active=$(mktemp -d)
+    for so in $missing; do [[ -e $B/lib/carried/$so ]] && ln -s "$B/lib/carried/$so" "$active/$so"; done
+    export LD_LIBRARY_PATH="$B/lib:$active:$LD_LIBRARY_PATH"
+fi
+export CUDAIMAGE_FUZZ_CASES=${CUDAIMAGE_FUZZ_CASES:-100}
+export CUDAIMAGE_STRESS_OPS=${CUDAIMAGE_STRESS_OPS:-400}
+
+# CudaImage_GaussianBlur_Small instance i = depth*20 + (channels-1)*5 + border: 1 and 3 channels,
+# every depth and border (50 of 100 instances).
+small=
+for d in 0 1 2 3 4; do for c in 0 2; do for b in 0 1 2 3 4; do
+    small+="CudaImage/CudaImage_GaussianBlur_Small.matches_cpu/$((d * 20 + c * 5 + b)):"
+done; done; done
+FILTER=${GTEST_FILTER:-"${small}CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*"}
+
+echo "compute-sanitizer: $cs ($("$cs" --version 2>/dev/null | grep -i version | head -1))"
+echo "binary: $bin"
+echo "logs: $OUT"
+summary=()
+status=0
+for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
+    log=$OUT/$tool.log
+    echo; echo "==> [$(date +%H:%M:%S)] $tool"
+    start=$(date +%s)
+    # shellcheck disable=SC2086  # SANITIZER_ARGS is a list of arguments
+    timeout -k 30 "${TOOL_TIMEOUT:-3600}" "$cs" --tool "$tool" --error-exitcode 1 --report-api-errors no \
+        ${SANITIZER_ARGS:-} "$bin" --gtest_filter="$FILTER" --gtest_output="xml:$OUT/$tool.xml" > "$log" 2>&1
+    rc=$?
+    secs=$(( $(date +%s) - start ))
+    errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | tail -1 | grep -Eo '[0-9]+')
+    failed=$(grep -c '^\[  FAILED  \] [A-Za-z]' "$log")
+    passed=$(grep -Eo '^\[  PASSED  \] [0-9]+ test' "$log" | grep -Eo '[0-9]+' | tail -1)
+    if [[ -z $errors ]]; then
+        line="$tool: no ERROR SUMMARY (exit $rc$([[ $rc == 124 ]] && echo ', timeout'), crashed or killed?)"
+        status=1
+    else
+        line="$tool: $errors errors"
+        ((errors > 0)) && status=1
+    fi
+    line+="; tests: ${passed:-0} passed, $failed failed; exit $rc; ${secs} s; $log"
+    ((failed > 0)) && status=1
+    [[ $rc != 0 ]] && status=1
+    echo "$line"
+    summary+=("$line")
+done
+{
+    echo "compute-sanitizer over $bin: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): $( ((status)) && echo FAILED || echo clean)"
+    printf '  %s\n' "${summary[@]}"
+} | tee "$OUT/summary.txt"
+exit $status
