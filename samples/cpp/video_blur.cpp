@@ -129,7 +129,8 @@ int main(int argc, char** argv)
     const int type = base.type();
     const double frameBytes = double(base.total() * base.elemSize());
     std::vector<cv::cuda::HostMem> poolMem;
-    std::vector<cv::Mat> pool, expected;
+    std::vector<cv::Mat> pool, expected;   // pool: headers on poolMem (no reference count of their own)
+    poolMem.reserve(kPoolFrames);
     for (int p = 0; p < kPoolFrames; ++p)
     {
         poolMem.emplace_back(a.size, type, cv::cuda::HostMem::PAGE_LOCKED);
@@ -149,6 +150,7 @@ int main(int argc, char** argv)
     std::vector<cv::cuda::GpuMat> dIn, dOut;
     std::vector<cv::cuda::HostMem> outMem;
     std::vector<cv::Mat> hostOut;
+    outMem.reserve(K);
     for (int k = 0; k < K; ++k)
     {
         dIn.emplace_back(a.size, type);
@@ -159,9 +161,9 @@ int main(int argc, char** argv)
     cv::Ptr<cv::cuda::Filter> blur =
         cv::cuda::createGaussianBlur(type, -1, {0, 0}, a.sigma, a.sigma, cv::BORDER_REPLICATE);
 
-    // The streaming loop. `work` enqueues frame i's device work on stream k; `consume` sees frame
-    // i's result once its stream is done with it.
-    auto stream_frames = [&](int frames, bool withBlur, const std::function<void(int, const cv::Mat&)>& consume) {
+    // The streaming loop: frame i is uploaded, blurred (or, withBlur false, only copied back) and
+    // downloaded on stream i % K; `consume` sees frame i's result once its stream is done with it.
+    auto streamFrames = [&](int frames, bool withBlur, const std::function<void(int, const cv::Mat&)>& consume) {
         for (int i = 0; i < frames + K; ++i)
         {
             const int k = i % K;
@@ -186,7 +188,7 @@ int main(int argc, char** argv)
 
     // --- 1. correctness of the pipelined path, and warm-up (scratch images per stream) -------------
     int wrong = 0;
-    stream_frames(std::max(kPoolFrames, K), true, [&](int i, const cv::Mat& out) {
+    streamFrames(std::max(kPoolFrames, K), true, [&](int i, const cv::Mat& out) {
         const double d = cv::norm(out, expected[i % kPoolFrames], cv::NORM_INF);
         if (d != 0)
         {
@@ -194,7 +196,7 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "frame %d: max |GPU - CPU| = %g\n", i, d);
         }
     });
-    stream_frames(K, false, nullptr);
+    streamFrames(K, false, nullptr);
     std::printf("check: first %d frames of the pipelined path %s CPU cv::GaussianBlur\n",
                 std::max(kPoolFrames, K), wrong ? "DIFFER from" : "equal");
 
@@ -230,10 +232,10 @@ int main(int argc, char** argv)
     // --- 4. copy-only limit and the pipelined blur, same loop -----------------------------------------
     cv::TickMeter tmCopy, tmPipe;
     tmCopy.start();
-    stream_frames(a.frames, false, nullptr);
+    streamFrames(a.frames, false, nullptr);
     tmCopy.stop();
     tmPipe.start();
-    stream_frames(a.frames, true, nullptr);
+    streamFrames(a.frames, true, nullptr);
     tmPipe.stop();
 
     const double fpsSeq = fpsOf(a.frames, tmSeq), fpsCopy = fpsOf(a.frames, tmCopy), fpsPipe = fpsOf(a.frames, tmPipe);
