@@ -229,45 +229,61 @@ TEST(CudaImage_Reliability, synced_mat_8_threads_4_streams_stress)
 TEST(CudaImage_Reliability, one_gaussian_filter_from_4_threads_and_streams)
 {
     CUDAIMAGE_REQUIRE_GPU();
-    const int type = CV_16UC3;
-    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(type, -1, Size(0, 0), 3.0, 0, cv::BORDER_REFLECT_101);
-    const int nThreads = 4, iterations = 25;
-    const int device = cv::cuda::getDevice();
-    std::vector<Mat> inputs(nThreads), expected(nThreads), results(nThreads * 2);
-    for (int t = 0; t < nThreads; t++)
+    struct Config { int type; double sigma; int border; };
+    // 16UC3 sigma 3: radius 12, two passes through a per-stream scratch image; 8UC4 sigma 1.2:
+    // radius 4, the fused single-kernel path.
+    const Config configs[] = {{CV_16UC3, 3.0, cv::BORDER_REFLECT_101}, {CV_8UC4, 1.2, cv::BORDER_WRAP}};
+    for (const Config& cfg : configs)
     {
-        cv::RNG rng(40 + t);
-        inputs[t] = cudaimage_test::randomMat(Size(640 + 37 * t, 480 - 29 * t), type, rng);
-        cv::GaussianBlur(inputs[t], expected[t], Size(0, 0), 3.0, 0, cv::BORDER_REFLECT_101);
-    }
-    std::atomic<int> errors(0);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < nThreads; t++)
-        threads.emplace_back([&, t] {
-            try
+        SCOPED_TRACE(cv::typeToString(cfg.type));
+        cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(cfg.type, -1, Size(0, 0), cfg.sigma, 0, cfg.border);
+        const int nThreads = 4, iterations = 25;
+        const int device = cv::cuda::getDevice();
+        std::vector<Mat> inputs(nThreads), expected(nThreads), results(nThreads * 2);
+        for (int t = 0; t < nThreads; t++)
+        {
+            cv::RNG rng(40 + t);
+            inputs[t] = cudaimage_test::randomMat(Size(640 + 37 * t, 480 - 29 * t), cfg.type, rng);
+            if (cfg.border == cv::BORDER_WRAP) // the CPU has no WRAP: blur the wrap-padded image
             {
-                cv::cuda::setDevice(device);
-                Stream s;
-                GpuMat src, a, b;
-                src.upload(inputs[t], s);
-                for (int i = 0; i < iterations; i++)
-                    f->apply(src, i % 2 ? a : b, s);  // two outputs, the same scratch of this stream
-                results[2 * t] = download(a, s);
-                results[2 * t + 1] = download(b, s);
+                const int r = cvRound(cfg.sigma * (CV_MAT_DEPTH(cfg.type) == CV_8U ? 3 : 4) * 2 + 1) / 2;
+                Mat padded, out;
+                cv::copyMakeBorder(inputs[t], padded, r, r, r, r, cv::BORDER_WRAP);
+                cv::GaussianBlur(padded, out, Size(2 * r + 1, 2 * r + 1), cfg.sigma, 0, cv::BORDER_REPLICATE);
+                expected[t] = out(Rect(r, r, inputs[t].cols, inputs[t].rows)).clone();
             }
-            catch (const std::exception& e)
-            {
-                errors++;
-                std::cout << "thread " << t << ": " << e.what() << std::endl;
-            }
-        });
-    for (std::thread& th : threads)
-        th.join();
-    EXPECT_EQ(0, errors.load());
-    for (int t = 0; t < nThreads; t++)
-    {
-        EXPECT_EQ(0, countDifferent(expected[t], results[2 * t])) << "thread " << t;
-        EXPECT_EQ(0, countDifferent(expected[t], results[2 * t + 1])) << "thread " << t;
+            else
+                cv::GaussianBlur(inputs[t], expected[t], Size(0, 0), cfg.sigma, 0, cfg.border);
+        }
+        std::atomic<int> errors(0);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < nThreads; t++)
+            threads.emplace_back([&, t] {
+                try
+                {
+                    cv::cuda::setDevice(device);
+                    Stream s;
+                    GpuMat src, a, b;
+                    src.upload(inputs[t], s);
+                    for (int i = 0; i < iterations; i++)
+                        f->apply(src, i % 2 ? a : b, s);  // two outputs, the same scratch of this stream
+                    results[2 * t] = download(a, s);
+                    results[2 * t + 1] = download(b, s);
+                }
+                catch (const std::exception& e)
+                {
+                    errors++;
+                    std::cout << "thread " << t << ": " << e.what() << std::endl;
+                }
+            });
+        for (std::thread& th : threads)
+            th.join();
+        EXPECT_EQ(0, errors.load());
+        for (int t = 0; t < nThreads; t++)
+        {
+            EXPECT_EQ(0, countDifferent(expected[t], results[2 * t])) << "thread " << t;
+            EXPECT_EQ(0, countDifferent(expected[t], results[2 * t + 1])) << "thread " << t;
+        }
     }
 }
 
@@ -431,7 +447,10 @@ TEST(CudaImage_Reliability, create_apply_release_cycles_keep_device_memory_flat)
         (void)view.readHost();                                    // download, events
         GpuMat g, d;
         g.upload(img, s);
-        cv::cuda::GaussianBlur(g, d, Size(5, 5), 0, 0, cv::BORDER_REPLICATE, s);   // per-thread filter
+        // The one-shot form keeps one filter per thread; a new stream every cycle (as a pipeline
+        // that makes a stream per frame): radius 2 (fused path) and radius 9 (scratch per stream).
+        cv::cuda::GaussianBlur(g, d, Size(5, 5), 0, 0, cv::BORDER_REPLICATE, s);
+        cv::cuda::GaussianBlur(g, d, Size(0, 0), 3.0, 0, cv::BORDER_REPLICATE, s);
         f->apply(g, d, s);
         (void)m.readHost();
         m.releaseDevice();
