@@ -75,7 +75,8 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
     rc=$?
     secs=$(( $(date +%s) - start ))
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | tail -1 | grep -Eo '[0-9]+')
-    failed=$(grep -c '^\[  FAILED  \] [A-Za-z]' "$log")
+    failed=$(grep -Eo '[0-9]+ FAILED TESTS?' "$log" | tail -1 | grep -Eo '[0-9]+')
+    failed=${failed:-0}
     passed=$(grep -Eo '^\[  PASSED  \] [0-9]+ test' "$log" | grep -Eo '[0-9]+' | tail -1)
     if [[ -z $errors ]]; then
         line="$tool: no ERROR SUMMARY (exit $rc$([[ $rc == 124 ]] && echo ', timeout'), crashed or killed?)"

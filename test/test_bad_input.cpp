@@ -11,6 +11,7 @@
 #include <iostream>
 #include <limits>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 namespace opencv_test { namespace {
