@@ -10,7 +10,7 @@
 # opencv_test_cudaimage, cudaimage_test (standalone build, if bundled), python-tests, demo,
 # samples (each C++ sample, the cudaimage-blur tool and the Python pipeline sample on the test card;
 # outputs in $OUT/samples), perf (only with RUN_PERF=1). Exit status 0 only if no part failed.
-#   run-all.sh --only samples    runs the env, cv2 and samples parts only (also: --only demo, ...)
+#   run-all.sh --only samples,demo   runs the env and cv2 parts and the parts named (comma-separated)
 #
 # Environment:
 #   OUT          where logs, gtest XML and the demo's PNGs go (default ./results)
@@ -180,7 +180,7 @@ samples_part() {   # every sample and the tool on the test card; 0 all passed, 7
     return 0
 }
 
-wanted() { [[ -z $ONLY || $ONLY == "$1" ]]; }
+wanted() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]]; }   # --only a,b: those parts (env and cv2 always)
 
 part env env_report
 part cv2 "$PY" "$B/checks/cv2_check.py"
