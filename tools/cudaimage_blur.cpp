@@ -158,8 +158,9 @@ Options parseArgs(int argc, char** argv)
             o.benchRuns = 50;
             if (inlineValue)
                 o.benchRuns = parseInt(arg, value);
-            else if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
-                o.benchRuns = parseInt(arg, argv[++i]);
+            else if (i + 1 < argc && argv[i + 1][0] != '\0' &&
+                     std::string(argv[i + 1]).find_first_not_of("0123456789") == std::string::npos)
+                o.benchRuns = parseInt(arg, argv[++i]);   // a file name such as "2.png" stays a file
             if (o.benchRuns < 1)
                 throw UsageError("--bench needs at least 1 run");
         }
