@@ -3,6 +3,11 @@
 # unpacked GPU bundle (scripts/pack-gpu-bundle.sh) and prints one summary line per tool.
 #
 #   scripts/run-sanitizers.sh BUNDLE_DIR [OUT]
+#   scripts/run-sanitizers.sh --fetch DIR    (on a machine with PyPI access: puts compute-sanitizer
+#                                            in DIR, from the wheel nvidia-cuda-sanitizer-api
+#                                            $SANITIZER_VERSION, default 13.0.*; ~42 MB; carry DIR
+#                                            to a bare GPU machine and point COMPUTE_SANITIZER at
+#                                            DIR/bin/compute-sanitizer)
 #
 #   BUNDLE_DIR  unpacked cudaimage-gpu-bundle (bin/opencv_test_cudaimage, lib/)
 #   OUT         where the logs go (default ./sanitizer-results): OUT/<tool>.log, OUT/summary.txt
@@ -13,7 +18,8 @@
 #                    kernels 10-100x, so it keeps each tool to a few minutes on an H200)
 #   SANITIZER_ARGS   extra compute-sanitizer arguments (e.g. "--leak-check full" for memcheck)
 #   TOOL_TIMEOUT     seconds per tool (default 3600)
-#   COMPUTE_SANITIZER  path of compute-sanitizer (default: PATH, then /usr/local/cuda*/bin)
+#   COMPUTE_SANITIZER  path of compute-sanitizer (default: PATH, /usr/local/cuda*/bin, then
+#                    BUNDLE_DIR/compute-sanitizer/bin, the --fetch layout)
 #
 # Every tool runs with --error-exitcode 1 and --report-api-errors no: the tests provoke CUDA API
 # errors on purpose (impossible allocations, out of memory) and handle them; those are not
@@ -25,6 +31,33 @@
 set -uo pipefail
 
 [[ $# -ge 1 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
+
+if [[ $1 == --fetch ]]; then
+    dir=${2:?usage: $0 --fetch DIR}
+    tmp=$(mktemp -d)
+    python3 -m pip download --no-deps "nvidia-cuda-sanitizer-api==${SANITIZER_VERSION:-13.0.*}" -d "$tmp" || exit 2
+    mkdir -p "$dir" || exit 2
+    # The wheel's nvidia/cu13/{bin,lib,compute-sanitizer} tree, without docs and headers.
+    python3 - "$tmp"/nvidia_cuda_sanitizer_api-*.whl "$dir" <<'PY' || exit 2
+import os, stat, sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    for info in z.infolist():
+        parts = info.filename.split("/")
+        if parts[:2] != ["nvidia", "cu13"] or info.is_dir() or "docs" in parts or "include" in parts:
+            continue
+        target = os.path.join(out, *parts[2:])
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with z.open(info) as src, open(target, "wb") as dst:
+            dst.write(src.read())
+        os.chmod(target, 0o755)
+PY
+    rm -rf "$tmp"
+    cs=$dir/bin/compute-sanitizer
+    [[ -x $cs ]] || { echo "error: no $cs in the wheel" >&2; exit 2; }
+    echo "compute-sanitizer: $cs ($(du -sh "$dir" | cut -f1)); use COMPUTE_SANITIZER=$cs"
+    exit 0
+fi
 B=$(cd "$1" && pwd) || exit 2
 OUT=${2:-$PWD/sanitizer-results}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -34,7 +67,7 @@ bin=$B/bin/opencv_test_cudaimage
 cs=${COMPUTE_SANITIZER:-}
 if [[ -z $cs ]]; then
     cs=$(command -v compute-sanitizer 2>/dev/null || true)
-    for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
+    for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin "$B/compute-sanitizer/bin"; do
         [[ -z $cs && -x $d/compute-sanitizer ]] && cs=$d/compute-sanitizer
     done
 fi
