@@ -136,9 +136,15 @@ public:
             CV_Error_(Error::StsUnmatchedFormats,
                       ("cv::cuda::GaussianBlur: src type is %s but the filter was created for srcType %s",
                        typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
-        if (static_cast<int64>(src.cols) * src.channels() > INT_MAX / 2)
-            CV_Error_(Error::StsOutOfRange, ("cv::cuda::GaussianBlur: src row has %d elements; at most %d",
-                                             src.cols * src.channels(), INT_MAX / 2));
+        const int64 rowElems = static_cast<int64>(src.cols) * src.channels();
+        const int64 scratchRowBytes = rowElems * static_cast<int64>(scratchElemSize(CV_MAT_DEPTH(srcType_)));
+        if (rowElems > INT_MAX / 2 || scratchRowBytes > INT_MAX)
+            CV_Error_(Error::StsOutOfRange, ("cv::cuda::GaussianBlur: src row has %lld elements (%lld bytes of scratch per row); "
+                                             "at most %d elements and %d bytes", (long long)rowElems, (long long)scratchRowBytes,
+                                             INT_MAX / 2, INT_MAX));
+        if (static_cast<int64>(src.rows) + 2 * static_cast<int64>(ksize_.height / 2) > INT_MAX)
+            CV_Error_(Error::StsOutOfRange, ("cv::cuda::GaussianBlur: src has %d rows; with ksize.height %d at most %d",
+                                             src.rows, ksize_.height, INT_MAX - 2 * (ksize_.height / 2)));
 
         // In place (same view) is fine; any other overlap would read pixels already written.
         if (_dst.kind() == _InputArray::CUDA_GPU_MAT)
@@ -256,6 +262,9 @@ private:
         toDeviceFloat(tapsX_, tapsXFloat_);
         toDeviceFloat(tapsY_, tapsYFloat_);
         toDeviceFloat(makeTaps(1, 0, fixedPointBits(depth)), unitTapF_);
+        // Uploads from pageable memory may still be in flight when cudaMemcpy returns, and kernels
+        // on non-blocking streams are not ordered after them: wait once, on the first call.
+        CUDAIMAGE_CHECK(cudaDeviceSynchronize());
     }
 
     int srcType_ = 0, dstType_ = 0;

@@ -458,12 +458,9 @@ TEST(CudaImage_BadInputGpu, synced_host_out_of_memory)
 }
 
 // A row so wide that the filter's scratch row (elements x 4 bytes for 16U) passes 2^31 bytes:
-// the row check (<= INT_MAX / 2 elements) accepts it, the scratch width is computed in int.
-// Expected: a correct result or a cv::Exception. DISABLED: if the overflow makes the scratch
-// allocation silently empty, the kernels write through a null pointer and the CUDA context is lost
-// for every later test of the process. Run alone:
-//   opencv_test_cudaimage --gtest_also_run_disabled_tests --gtest_filter='*wide_row_scratch*'
-TEST(CudaImage_BadInputGpu, DISABLED_wide_row_scratch_overflow)
+// Expected: a correct result or a cv::Exception (before the fix, the scratch width overflowed int,
+// the allocation came back empty and the kernels wrote through a null pointer).
+TEST(CudaImage_BadInputGpu, wide_row_scratch_overflow)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const int cols = 600000000; // 1.2 GB of 16UC1; scratch 2.4e9 bytes

@@ -141,14 +141,17 @@ TEST(CudaImage_GaussianBlur_Args, messages_name_the_parameter_and_the_allowed_va
 
 TEST(CudaImage_GaussianBlur_Args, apply_rejects_empty_wrong_type_and_host_input)
 {
+    // A wrapped null stream: Stream::Null() itself needs a driver, and would make these throw
+    // for the wrong reason on a machine without one.
+    cv::cuda::Stream stream = cv::cuda::StreamAccessor::wrapStream(0);
     cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1);
     GpuMat empty, out;
-    EXPECT_THROW(f->apply(empty, out), cv::Exception);
+    EXPECT_THROW(f->apply(empty, out, stream), cv::Exception);
     GpuMat wrong(4, 4, CV_16UC1, (void*)16, 8 * 4); // header only: rejected before any access
-    EXPECT_THROW(f->apply(wrong, out), cv::Exception);
+    EXPECT_THROW(f->apply(wrong, out, stream), cv::Exception);
     Mat host(4, 4, CV_8UC1, cv::Scalar(1));
-    EXPECT_THROW(f->apply(host, out), cv::Exception);
-    EXPECT_THROW(cv::cuda::GaussianBlur(empty, out, Size(3, 3), 1), cv::Exception);
+    EXPECT_THROW(f->apply(host, out, stream), cv::Exception);
+    EXPECT_THROW(cv::cuda::GaussianBlur(empty, out, Size(3, 3), 1, 0, cv::BORDER_REPLICATE, stream), cv::Exception);
 }
 
 TEST(CudaImage_GaussianBlur_Args, apply_rejects_partial_overlap)
@@ -158,7 +161,8 @@ TEST(CudaImage_GaussianBlur_Args, apply_rejects_partial_overlap)
     GpuMat whole(64, 64, CV_8UC1, fake, 64);
     GpuMat src = whole(cv::Rect(0, 0, 32, 32)), dst = whole(cv::Rect(8, 8, 32, 32));
     cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1);
-    EXPECT_THROW(f->apply(src, dst), cv::Exception);
+    cv::cuda::Stream stream = cv::cuda::StreamAccessor::wrapStream(0);
+    EXPECT_THROW(f->apply(src, dst, stream), cv::Exception);
 }
 
 //////////////////////////////////////////////////////////////////////////////////////////////

@@ -19,6 +19,7 @@
 #include "opencv2/core.hpp"
 #include "opencv2/imgproc.hpp"
 #include "opencv2/core/cuda.hpp"
+#include "opencv2/core/cuda_stream_accessor.hpp"
 #include "opencv2/cudaimage.hpp"
 
 #ifdef CUDAIMAGE_STANDALONE_TESTS

@@ -146,6 +146,7 @@ void runDepth(const SeparablePlan& p, cudaStream_t stream)
     const int elements = p.width * p.channels;
     const int strips = (p.height + kStripRows - 1) / kStripRows;
     const dim3 grid((elements + kTile - 1) / kTile, ::min(strips, 65535));
+    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
     switch (p.channels)
     {
     case 1: launchRy<Depth, 1>(p, grid, smem, stream); break;

@@ -183,6 +183,9 @@ void launchRows(const SeparablePlan& p, dim3 grid, cudaStream_t stream)
 template <int Depth>
 void runDepth(const SeparablePlan& p, cudaStream_t stream)
 {
+    // An error left by an earlier, unrelated call (already reported to its caller) would be
+    // mistaken for ours by the checks after the launches: clear it first.
+    (void)cudaGetLastError();
     const int elements = p.width * p.channels;
     const int rowThreads = (elements + kOutputs - 1) / kOutputs;
     const dim3 rowGrid((rowThreads + kBlock - 1) / kBlock, gridY(p.height + 2 * p.ry));
