@@ -47,9 +47,11 @@ def cuda_device_count():
 
 
 def device_name(index=0):
+    # cv2.cuda.DeviceInfo has no name() in Python; cv2.cudaimage.device_name reads it.
     try:
         info = cv2.cuda.DeviceInfo(index)
-        return "%s (sm_%d%d, %d MiB)" % (info.name(), info.majorVersion(), info.minorVersion(),
+        name = cv2.cudaimage.device_name(index) or "CUDA device %d" % index
+        return "%s (sm_%d%d, %d MiB)" % (name, info.majorVersion(), info.minorVersion(),
                                          info.totalMemory() // (1 << 20))
     except (AttributeError, cv2.error):
         return "CUDA device %d" % index

@@ -86,7 +86,7 @@ def main(argv=None):
 
     n = cuda_device_count()
     if n > 0:
-        print("CUDA device: %s" % cv2.cuda.DeviceInfo(0).name())
+        print("CUDA device: %s" % (cv2.cudaimage.device_name(0) or "device 0"))
     else:
         print("no CUDA device: only the CPU chain runs")
     cupy, cupy_why = import_cupy()

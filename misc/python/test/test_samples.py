@@ -125,6 +125,7 @@ class BlurDemoTest(unittest.TestCase):
             out = self.run_demo(d)
             if gpu:
                 self.assertTrue(out.startswith("CUDA device: "), out)   # the device first
+                self.assertNotRegex(out.splitlines()[0], r"CUDA device: (CUDA )?device \d", "no device name")
                 self.check_outputs(d, out, "GPU cudaimage sigma=2")
             else:
                 self.assertIn("no CUDA device: using the CPU path", out)

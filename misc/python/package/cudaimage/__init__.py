@@ -27,7 +27,7 @@ import numpy as np
 
 import cv2
 
-__all__ = ["DeviceArray", "host_view", "device_array"]
+__all__ = ["DeviceArray", "host_view", "device_array", "device_name"]
 
 _cuda = cv2.cuda
 _SyncedMat = _cuda.SyncedMat
@@ -61,6 +61,34 @@ def _stream_from_handle(handle):
 def _cai_stream(stream):
     handle = int(stream.cudaPtr() or 0)
     return 1 if handle == 0 else handle
+
+
+def device_name(index=0):
+    """The CUDA device's name, e.g. 'NVIDIA H200' (cv2.cuda.DeviceInfo has no name() in Python).
+
+    Taken from cv2.cuda.printShortCudaDeviceInfo, which prints it from C++: its output is captured
+    at the file-descriptor level. Returns None without a device."""
+    import os
+    import re
+    import sys
+    import tempfile
+    if _cuda.getCudaEnabledDeviceCount() <= index:
+        return None
+    sys.stdout.flush()
+    libc = ctypes.CDLL(None)
+    with tempfile.TemporaryFile() as tmp:
+        saved = os.dup(1)
+        try:
+            os.dup2(tmp.fileno(), 1)
+            _cuda.printShortCudaDeviceInfo(index)
+            libc.fflush(None)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        tmp.seek(0)
+        text = tmp.read().decode("utf-8", "replace")
+    m = re.search(r'Device %d:\s*"([^"]+)"' % index, text)
+    return m.group(1) if m else None
 
 
 def host_view(m, access="r"):
