@@ -199,7 +199,7 @@ int main(int argc, char** argv)
             Entry np{"NPP"};
             std::ostringstream key; key << cv::typeToString(type).substr(3) << "/" << sigma;
             auto it = npp.find(key.str());
-            if (it != npp.end()) np.ms = it->second; else np.note = nppPath.empty() ? "not run" : "failed";
+            if (it != npp.end()) np.ms = it->second; else np.note = nppPath.empty() ? "not run" : "not measured";
             peers.push_back(np);
 
             // The seed's kernel: full size when quick enough, else 2048^2 scaled.
