@@ -7,6 +7,7 @@
 #include <mutex>
 #include "gaussian_taps.hpp"
 #include "gaussian_launch.hpp"
+#include "device_check.hpp"
 
 namespace cv { namespace cuda {
 namespace {
@@ -161,6 +162,7 @@ public:
                              "cv::cuda::GaussianBlur: dst partly overlaps src; use the same matrix (in place) or separate memory");
             }
         }
+        device_.check(src, _dst, stream, "cv::cuda::GaussianBlur");   // first CUDA call: after the argument checks
 
         // CPU rule: a single row/column is not filtered across (except with a constant border
         // on a sub-matrix, where the CPU does filter).
@@ -276,6 +278,7 @@ private:
     GpuMat tapsXFloat_, tapsYFloat_, unitTapF_;
     std::mutex mutex_;
     std::map<cudaStream_t, GpuMat> scratch_;
+    detail::DeviceBinding device_;   // where the taps and scratch live: apply() refuses other devices
 };
 
 } // namespace
@@ -291,16 +294,17 @@ void GaussianBlur(InputArray src, OutputArray dst, Size ksize, double sigmaX, do
 {
     if (src.empty())
         CV_Error(Error::StsBadArg, "cv::cuda::GaussianBlur: src is empty");
-    // Reuse the filter (taps on the device, scratch) while the arguments stay the same.
+    // Reuse the filter (taps on the device, scratch) while the arguments and the current device
+    // stay the same (a filter serves the device it was created on).
     struct Key
     {
-        int type; Size ksize; double sx, sy; int border;
+        int type; Size ksize; double sx, sy; int border; int device;
         bool operator==(const Key& o) const
-        { return type == o.type && ksize == o.ksize && sx == o.sx && sy == o.sy && border == o.border; }
+        { return type == o.type && ksize == o.ksize && sx == o.sx && sy == o.sy && border == o.border && device == o.device; }
     };
-    static thread_local Key lastKey{-1, Size(), 0, 0, 0};
+    static thread_local Key lastKey{-1, Size(), 0, 0, 0, -2};
     static thread_local Ptr<Filter> last;
-    const Key key{src.type(), ksize, sigmaX, sigmaY, borderType};
+    const Key key{src.type(), ksize, sigmaX, sigmaY, borderType, detail::currentDeviceOrNone()};
     if (!last || !(key == lastKey))
     {
         last = createGaussianBlur(key.type, key.type, ksize, sigmaX, sigmaY, borderType, borderType);

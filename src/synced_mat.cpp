@@ -20,8 +20,11 @@
 //  - holding data => hostValid_ || devValid_;
 //  - hostValid_ => host_ allocated; devValid_ => dev_ allocated;
 //  - the device readers are the streams that read the device since the last device write;
-//    the host writer is the last download (eager), the host readers the uploads since.
+//    the host writer is the last download (eager), the host readers the uploads since;
+//  - every event and every device-side stream belongs to device_ (a move to another device waits
+//    for all of them, then drops them: cudaEventRecord needs an event of the stream's device).
 #include "precomp.hpp"
+#include "device_check.hpp"
 #include "opencv2/core/check.hpp"
 #include "opencv2/core/cuda_stream_accessor.hpp"
 
@@ -77,7 +80,8 @@ void checkSizeAndType(int rows, int cols, int type, const char* func)
 // ------------------------------------------------------------------------------------------------
 // TransferStats
 
-TransferStats::TransferStats() : uploads(0), downloads(0), uploadBytes(0), downloadBytes(0)
+TransferStats::TransferStats()
+    : uploads(0), downloads(0), uploadBytes(0), downloadBytes(0), peerCopies(0), peerCopyBytes(0)
 {
     for (int i = 0; i < REASON_COUNT; ++i)
     {
@@ -104,7 +108,7 @@ String TransferStats::reasonName(int reason)
 {
     static const char* const names[REASON_COUNT] = {
         "READ_HOST", "READ_WRITE_HOST", "WRITE_HOST_PARTIAL", "PREFETCH_DOWNLOAD",
-        "READ_DEVICE", "READ_WRITE_DEVICE", "WRITE_DEVICE_PARTIAL", "PREFETCH_UPLOAD"};
+        "READ_DEVICE", "READ_WRITE_DEVICE", "WRITE_DEVICE_PARTIAL", "PREFETCH_UPLOAD", "PEER_COPY"};
     CV_CheckGE(reason, 0, "TransferStats::reasonName: reason must be a TransferStats::Reason");
     CV_CheckLT(reason, (int)REASON_COUNT, "TransferStats::reasonName: reason must be a TransferStats::Reason");
     return names[reason];
@@ -124,6 +128,7 @@ public:
     // Everything below is guarded by mtx_.
     mutable std::mutex mtx_;
     int device_ = -1;
+    int policy_ = SyncedMat::CROSS_DEVICE_REFUSE;
     Mat host_;              // whole storage, page-locked; empty until the first host access
     GpuMat dev_;            // whole storage; empty until the first device access
     bool hostValid_ = false;
@@ -146,31 +151,49 @@ public:
                                         func, size_.width, size_.height, typeName(type_).c_str()));
     }
 
-    // The calling thread's current device; refuses a thread on another device than the storage's.
-    int checkCurrentDevice(const char* func) const
+    bool foreign(int cur) const { return device_ >= 0 && cur != device_; }
+
+    void refuseForeign(int cur, const char* func) const
     {
-        const int cur = getDevice();
-        if (device_ >= 0 && cur != device_)
-            CV_Error_(Error::StsBadArg, ("%s: this SyncedMat lives on CUDA device %d but the calling "
-                                         "thread's current device is %d; call cv::cuda::setDevice(%d) first",
-                                         func, device_, cur, device_));
-        return cur;
+        CV_Error_(Error::StsBadArg, ("%s: this SyncedMat lives on CUDA device %d but the calling "
+                                     "thread's current device is %d; call cv::cuda::setDevice(%d) first, or "
+                                     "allow moves: setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE)",
+                                     func, device_, cur, device_));
     }
 
-    void checkStream(cudaStream_t h, int cur, const char* func) const
+    // For a host access or a release that needs CUDA: refuses a thread on another device than the
+    // storage's, or with CROSS_DEVICE_MIGRATE runs the rest on the storage's device (set into guard).
+    void enterStorageDevice(std::optional<detail::DeviceGuard>& guard, const char* func) const
     {
-        if (h == 0 || h == cudaStreamLegacy || h == cudaStreamPerThread)
-            return; // the default streams belong to the current device
-#if CUDART_VERSION >= 12080
-        int d = -1;
-        CUDAIMAGE_CHECK(cudaStreamGetDevice(h, &d));
-        const int expected = device_ >= 0 ? device_ : cur;
-        if (d != expected)
+        const int cur = getDevice();
+        if (!foreign(cur))
+            return;
+        if (policy_ != SyncedMat::CROSS_DEVICE_MIGRATE)
+            refuseForeign(cur, func);
+        guard.emplace(device_);
+    }
+
+    // The stream must belong to `expected`, the device the access runs on.
+    void checkStream(cudaStream_t h, int expected, const char* func) const
+    {
+        const int d = detail::streamDevice(h);   // -1: a default stream, which follows the current device
+        if (d >= 0 && d != expected)
             CV_Error_(Error::StsBadArg, ("%s: the stream belongs to CUDA device %d but this SyncedMat "
-                                         "lives on device %d", func, d, expected));
-#else
-        CV_UNUSED(cur); CV_UNUSED(func);
-#endif
+                                         "%s device %d", func, d, foreign(expected) ? "would move to the current" : "lives on",
+                                         expected));
+    }
+
+    // For an access with a stream: the current device, after moving the device side there when the
+    // storage is on another device and the policy allows it (refused otherwise).
+    int deviceForAccess(Stream& s, cudaStream_t h, const char* func)
+    {
+        const int cur = getDevice();
+        if (foreign(cur) && policy_ != SyncedMat::CROSS_DEVICE_MIGRATE)
+            refuseForeign(cur, func);
+        checkStream(h, cur, func);
+        if (foreign(cur))
+            moveLocked(cur, s, h, func);
+        return cur;
     }
 
     // --- allocation: into a temporary, committed only on success (OOM leaves the object intact) ---
@@ -210,11 +233,9 @@ public:
             device_ = cur;
     }
 
-    void allocateDevice(const char* func)
+    // A device image of the storage's size and type on the current device `cur`.
+    GpuMat newDeviceImage(int cur, const char* func) const
     {
-        if (!dev_.empty())
-            return;
-        const int cur = getDevice();
         GpuMat m;
         try
         {
@@ -227,7 +248,15 @@ public:
                                         "a %dx%d %s image: %s", func, payloadBytes(), cur, size_.width,
                                         size_.height, typeName(type_).c_str(), e.err.c_str()));
         }
-        dev_ = m;
+        return m;
+    }
+
+    void allocateDevice(const char* func)
+    {
+        if (!dev_.empty())
+            return;
+        const int cur = getDevice();
+        dev_ = newDeviceImage(cur, func);
         if (device_ < 0)
             device_ = cur;
     }
@@ -334,6 +363,78 @@ public:
         side.readers.clear();
     }
 
+    // --- moving the device side to another device (caller holds mtx_; current device == target;
+    //     h is stream s, of the target device) ---
+
+    void moveLocked(int target, Stream& s, cudaStream_t h, const char* func)
+    {
+        const int old = device_;
+        if (old == target)
+            return;
+        if (old < 0 || (dev_.empty() && !hostMarks_.any() && !devMarks_.any() && events_.empty()))
+        {
+            device_ = target;   // nothing lives on a device yet: only re-bind
+            return;
+        }
+        const bool copy = devValid_;
+        GpuMat fresh;
+        Ptr<Event> copied;
+        if (copy)
+        {
+            CV_DbgAssert(!dev_.empty());
+            fresh = newDeviceImage(target, func);    // OOM: nothing changed
+            detail::enablePeerAccess(old, target);
+            if (devMarks_.writer)                    // read after the last write, on the old device
+            {
+                {
+                    detail::DeviceGuard onOld(old);  // a lazy mark records on its own (old) stream
+                    record(*devMarks_.writer);
+                }
+                s.waitEvent(*devMarks_.writer->event);
+            }
+            const size_t widthBytes = (size_t)size_.width * CV_ELEM_SIZE(type_);
+            cudaMemcpy3DPeerParms p = {};
+            p.srcPtr = make_cudaPitchedPtr(dev_.data, dev_.step, widthBytes, size_.height);
+            p.srcDevice = old;
+            p.dstPtr = make_cudaPitchedPtr(fresh.data, fresh.step, widthBytes, size_.height);
+            p.dstDevice = target;
+            p.extent = make_cudaExtent(widthBytes, size_.height, 1);
+            CUDAIMAGE_CHECK(cudaMemcpy3DPeerAsync(&p, h));
+            copied = makePtr<Event>(Event::DISABLE_TIMING);
+            copied->record(s);
+        }
+        {
+            // The old memory goes back to its allocator: let everything that uses it finish first.
+            // Events and streams of the old device are waited for and dropped, on that device.
+            detail::DeviceGuard onOld(old);
+            if (copied)
+                copied->waitForCompletion();
+            for (SideMarks* side : { &devMarks_, &hostMarks_ })
+            {
+                if (side->writer)
+                    hostWait(*side->writer);
+                for (StreamMark& r : side->readers)
+                    hostWait(r);
+                clearMarks(*side);
+            }
+            events_.clear();
+            dev_.release();
+            scratch_.release();
+        }
+        device_ = target;
+        devValid_ = false;
+        if (copy)
+        {
+            dev_ = fresh;
+            devValid_ = true;
+            setWriter(devMarks_, s, h, true);
+            stats_.counts[TransferStats::PEER_COPY] += 1;
+            stats_.bytes[TransferStats::PEER_COPY] += payloadBytes();
+            stats_.peerCopies += 1;
+            stats_.peerCopyBytes += payloadBytes();
+        }
+    }
+
     void countTransfer(TransferStats::Reason reason, bool upload)
     {
         const size_t b = payloadBytes();
@@ -405,8 +506,9 @@ public:
             checkReadable(func);
         const bool partial = roi != Rect(Point(), size_);
         const bool download = !hostValid_ && (reads || (partial && devValid_));
+        std::optional<detail::DeviceGuard> onStorageDevice;
         if (host_.empty() || download)
-            checkCurrentDevice(func);
+            enterStorageDevice(onStorageDevice, func);
         allocateHost(func);
         if (download)
         {
@@ -448,8 +550,7 @@ public:
         if (reads)
             checkReadable(func);
         const cudaStream_t h = StreamAccessor::getStream(s);
-        const int cur = checkCurrentDevice(func);
-        checkStream(h, cur, func);
+        deviceForAccess(s, h, func);
         allocateDevice(func);
         const bool partial = roi != Rect(Point(), size_);
         if (!devValid_ && (reads || (partial && hostValid_)))
@@ -487,8 +588,7 @@ public:
         if (toDevice ? devValid_ : hostValid_)
             return;
         const cudaStream_t h = StreamAccessor::getStream(s);
-        const int cur = checkCurrentDevice(func);
-        checkStream(h, cur, func);
+        deviceForAccess(s, h, func);
         if (toDevice)
         {
             allocateDevice(func);
@@ -510,7 +610,8 @@ public:
             CV_Error_(Error::StsError, ("%s: the %s holds the only valid copy of the data; call %s first "
                                         "(or release() to drop the data)", func,
                                         device ? "device" : "host", device ? "download()" : "upload()"));
-        checkCurrentDevice(func);
+        std::optional<detail::DeviceGuard> onStorageDevice;
+        enterStorageDevice(onStorageDevice, func);
         if (device)
         {
             // Memory may go back to an allocator that reuses it at once: let known users finish.
@@ -587,7 +688,8 @@ SyncedMat::SyncedMat(const GpuMat& m, Stream& producer)
     if (m.empty())
         return;
     Ptr<Impl> impl = makePtr<Impl>(m.size(), m.type());
-    impl->device_ = getDevice();
+    const int owner = detail::memoryDevice(m.data);   // not the current device: the memory's own
+    impl->device_ = owner >= 0 ? owner : getDevice();
     impl->dev_ = m;
     impl->devValid_ = true;
     impl->devMarks_.writer.emplace(producer, StreamAccessor::getStream(producer));
@@ -631,7 +733,9 @@ void SyncedMat::create(int rows, int cols, int type)
         release();
         return;
     }
+    const int policy = crossDevicePolicy();   // a new storage keeps this handle's policy
     impl_ = makePtr<Impl>(Size(cols, rows), type);
+    impl_->policy_ = policy;
     roi_ = Rect(0, 0, cols, rows);
 }
 
@@ -698,6 +802,47 @@ GpuMat SyncedMat::readWriteDevice(Stream& stream)
 {
     checkNotEmpty(impl_, "SyncedMat::readWriteDevice");
     return impl_->deviceAccess(roi_, stream, Intent::ReadWrite, "SyncedMat::readWriteDevice");
+}
+
+void SyncedMat::setCrossDevicePolicy(int policy)
+{
+    checkNotEmpty(impl_, "SyncedMat::setCrossDevicePolicy");
+    if (policy != CROSS_DEVICE_REFUSE && policy != CROSS_DEVICE_MIGRATE)
+        CV_Error_(Error::StsBadArg, ("SyncedMat::setCrossDevicePolicy: policy is %d; allowed: "
+                                     "CROSS_DEVICE_REFUSE (0) or CROSS_DEVICE_MIGRATE (1)", policy));
+    std::lock_guard<std::mutex> lock(impl_->mtx_);
+    impl_->policy_ = policy;
+}
+
+int SyncedMat::crossDevicePolicy() const
+{
+    if (!impl_)
+        return CROSS_DEVICE_REFUSE;
+    std::lock_guard<std::mutex> lock(impl_->mtx_);
+    return impl_->policy_;
+}
+
+void SyncedMat::moveToDevice(int device, Stream& stream)
+{
+    const char* func = "SyncedMat::moveToDevice";
+    checkNotEmpty(impl_, func);
+    if (device < 0)
+        CV_Error_(Error::StsOutOfRange, ("%s: device is %d; allowed: 0 to cv::cuda::getCudaEnabledDeviceCount() - 1",
+                                         func, device));
+    const int n = detail::deviceCountOrThrow(func);
+    if (device >= n)
+        CV_Error_(Error::StsOutOfRange, ("%s: device is %d; allowed: 0 to %d (%d CUDA devices)", func, device,
+                                         n - 1, n));
+    std::lock_guard<std::mutex> lock(impl_->mtx_);
+    if (impl_->device_ == device)
+        return;
+    detail::DeviceGuard onTarget(device);
+    const cudaStream_t h = StreamAccessor::getStream(stream);
+    const int sd = detail::streamDevice(h);
+    if (sd >= 0 && sd != device)
+        CV_Error_(Error::StsBadArg, ("%s: the stream belongs to CUDA device %d but the target device is %d",
+                                     func, sd, device));
+    impl_->moveLocked(device, stream, h, func);
 }
 
 void SyncedMat::upload(Stream& stream)
@@ -828,6 +973,7 @@ void cv::cuda::applyFilter(const Ptr<Filter>& filter, SyncedMat& src, SyncedMat&
         GpuMat out;
         filter->apply(in, out, stream);
         dst = SyncedMat(out, stream);
+        dst.setCrossDevicePolicy(src.crossDevicePolicy());
         return;
     }
     const Ptr<SyncedMat::Impl>& di = SyncedMatAccess::impl(dst);

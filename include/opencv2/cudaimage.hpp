@@ -4,6 +4,8 @@
  *    access modes, stream-ordered transfers and transfer counters.
  *  - cv::cuda::createGaussianBlur / cv::cuda::GaussianBlur: a cv::cuda::Filter that matches CPU
  *    cv::GaussianBlur (bit-exact for 8U and 16U), any kernel size, every depth and border.
+ *  - cv::cuda::BatchProcessor / cv::cuda::processBatch: a filter applied to a list of images
+ *    spread over every GPU of the host, results in input order.
  */
 #ifndef OPENCV_CUDAIMAGE_HPP
 #define OPENCV_CUDAIMAGE_HPP
@@ -16,10 +18,12 @@
   @{
     @defgroup cudaimage_syncedmat Host/device synchronised image
     @defgroup cudaimage_gaussian Gaussian blur
+    @defgroup cudaimage_batch Batches over several GPUs
   @}
  */
 
 #include "opencv2/cudaimage/synced_mat.hpp"
 #include "opencv2/cudaimage/gaussian_blur.hpp"
+#include "opencv2/cudaimage/batch.hpp"
 
 #endif

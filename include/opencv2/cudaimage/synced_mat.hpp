@@ -19,7 +19,8 @@ The counters belong to the shared storage, so a parent and its ROI views see the
 struct CV_EXPORTS_W_SIMPLE TransferStats
 {
     /** @brief Why a transfer happened. Host-side reasons (device -> host copies, "downloads") come
-    first, device-side reasons (host -> device copies, "uploads") after. */
+    first, device-side reasons (host -> device copies, "uploads") after, then the copy from one
+    device to another. */
     enum Reason
     {
         READ_HOST = 0,          //!< download by SyncedMat::readHost()
@@ -30,6 +31,7 @@ struct CV_EXPORTS_W_SIMPLE TransferStats
         READ_WRITE_DEVICE,      //!< upload by SyncedMat::readWriteDevice()
         WRITE_DEVICE_PARTIAL,   //!< upload by SyncedMat::writeDevice() on a ROI view: the rest of the storage must stay valid
         PREFETCH_UPLOAD,        //!< upload by SyncedMat::upload()
+        PEER_COPY,              //!< device -> device copy when the device side moves to another device: SyncedMat::moveToDevice(), or a device access from another device with SyncedMat::CROSS_DEVICE_MIGRATE
         REASON_COUNT
     };
 
@@ -43,6 +45,10 @@ struct CV_EXPORTS_W_SIMPLE TransferStats
     CV_PROP_RW size_t uploadBytes;
     //! @brief Bytes copied device -> host.
     CV_PROP_RW size_t downloadBytes;
+    //! @brief Number of device -> device copies (reason PEER_COPY): neither uploads nor downloads.
+    CV_PROP_RW int peerCopies;
+    //! @brief Bytes copied device -> device.
+    CV_PROP_RW size_t peerCopyBytes;
 
     //! Transfers per reason, indexed by TransferStats::Reason.
     int counts[REASON_COUNT];
@@ -102,7 +108,8 @@ Each side is allocated at its first access (lazily): a SyncedMat used only on th
 allocates pinned memory. The CUDA device is recorded when the first memory of either side is
 allocated (deviceId(); -1 before), and every later access that calls CUDA must come from a thread
 whose current device (cv::cuda::getDevice()) is that device and pass a stream of that device;
-otherwise it throws cv::Exception and changes nothing. The host side is always page-locked: when
+otherwise it throws cv::Exception and changes nothing, unless the storage's policy allows a move
+(see Several devices). The host side is always page-locked: when
 page-locked memory cannot be had (out of memory, a container's locked-memory limit), the access throws
 instead of silently using pageable memory as cv::Mat would.
 
@@ -128,6 +135,26 @@ synchronises with every other blocking stream of the device: correct, but it ser
 your own cv::cuda::Stream to overlap). A host access that needs a download enqueues it on the stream
 that last wrote the device (for an adopted GpuMat: the producer stream given to the constructor), so
 it is ordered after that work without an event, then blocks until the download is done.
+
+@par Several devices
+The device side lives on one device, deviceId(). What an access from a thread whose current device
+is another one does is the storage's CrossDevicePolicy (setCrossDevicePolicy(), shared by every
+handle and view of the storage):
+- CROSS_DEVICE_REFUSE (the default): it throws cv::Exception naming both devices and changes
+  nothing; call cv::cuda::setDevice(deviceId()) first, or moveToDevice().
+- CROSS_DEVICE_MIGRATE: a device access (the read/write/read-write device views, upload(),
+  download()) first moves the device side to the caller's current device, as moveToDevice() does
+  (the stream must belong to that device); a host access or a release from another device runs its
+  transfers and waits on the storage's device and moves nothing.
+
+A move never leaves two device copies: device data that is valid is copied peer to peer (reason
+TransferStats::PEER_COPY; NVLink or PCIe peer-to-peer where cudaDeviceCanAccessPeer allows, which
+the move enables, otherwise staged through host memory by CUDA), the old device's memory is freed,
+and a device side that holds no valid data is simply dropped (the next device read uploads from the
+host on the new device). The host memory is page-locked for every device (unified addressing), so
+it stays where it is. A move waits on the host for the copy and for the work this object knows of
+on the old device (it frees that memory), so it is a synchronisation point: keep images on one
+device in steady state and move them rarely.
 
 @par Thread safety
 Every state change (and the CUDA calls that go with it) happens under one mutex per storage, so
@@ -187,7 +214,8 @@ public:
 
     /** @brief Adopts a device image without copying: DEVICE_VALID, the device side *is* @p m (shared
     memory, like a Mat header). Writes made later through @p m itself bypass the state tracking:
-    use writeDevice() instead. The current device (cv::cuda::getDevice()) is recorded.
+    use writeDevice() instead. The device that holds @p m's memory is recorded (the current device,
+    cv::cuda::getDevice(), for memory every device can use, such as managed memory).
     @param m Device image (any type, any step; an empty GpuMat gives an empty SyncedMat).
     @param producer Stream on which the work that filled @p m was enqueued: later accesses from
     other streams wait for it. With Stream::Null() (legacy default stream), work on other blocking
@@ -297,6 +325,35 @@ public:
     //! @brief CUDA device of the storage, or -1 before its first allocation.
     CV_WRAP int deviceId() const;
 
+    //! @brief What an access from a thread whose current device is not deviceId() does.
+    enum CrossDevicePolicy
+    {
+        CROSS_DEVICE_REFUSE = 0,    //!< throw cv::Exception naming both devices (default)
+        CROSS_DEVICE_MIGRATE = 1    //!< move the device side to the caller's device (moveToDevice()), peer-copying valid data
+    };
+
+    /** @brief Sets the storage's SyncedMat::CrossDevicePolicy (seen by every handle and view of the
+    storage; kept by create()). Needs no GPU.
+    @param policy CROSS_DEVICE_REFUSE or CROSS_DEVICE_MIGRATE; another value, or an empty object,
+    throws cv::Exception. */
+    CV_WRAP void setCrossDevicePolicy(int policy);
+    //! @brief The storage's SyncedMat::CrossDevicePolicy (CROSS_DEVICE_REFUSE for an empty object).
+    CV_WRAP int crossDevicePolicy() const;
+
+    /** @brief Moves the device side to @p device, whatever the policy and the calling thread's
+    current device (which is left unchanged).
+
+    Nothing happens when the storage is already there. Otherwise valid device data is copied to
+    @p device on @p stream (reason TransferStats::PEER_COPY), device memory that holds no valid data
+    is dropped without a copy, and deviceId() becomes @p device. Blocks the host until the copy and
+    the work known on the old device have finished, then frees the old device's memory. An
+    UNINITIALIZED storage (or one whose device side was never allocated) is only re-bound.
+    @param device Target device, 0 to cv::cuda::getCudaEnabledDeviceCount() - 1.
+    @param stream A stream of @p device (Stream::Null(): the legacy default stream of @p device) on
+    which the copy runs; later accesses on other streams are ordered after it.
+     */
+    CV_WRAP void moveToDevice(int device, Stream& stream = Stream::Null());
+
     //! @brief Transfer counters of the storage (shared with every view).
     CV_WRAP TransferStats stats() const;
     //! @brief Sets every counter of the storage to zero.
@@ -317,7 +374,7 @@ the host side of @p dst becomes stale).
 @param filter The filter (e.g. cv::cuda::createGaussianFilter).
 @param src Source; non-empty, holding data.
 @param dst Destination. If empty, it becomes a new DEVICE_VALID SyncedMat holding the filter's output
-(its size and type are whatever the filter produced). If not empty it must have src's size and the
+(its size and type are whatever the filter produced; its cross-device policy is @p src's). If not empty it must have src's size and the
 filter's output type: a mismatch throws cv::Exception and leaves @p dst intact. If @p dst shares
 storage with @p src (the same object, a copy, or another view of it) the filter writes into the
 storage's device scratch buffer, which is then copied into @p dst's rectangle (device -> device), so

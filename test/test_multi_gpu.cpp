@@ -1,0 +1,749 @@
+// Several GPUs: device-aware SyncedMat and filters, and the batch helper.
+//  - CudaImage_MultiGpuArgs.*: what must fail (or hold) before any CUDA call; no GPU needed.
+//  - CudaImage_MultiGpu.*: one GPU (batches on one device against CPU cv::GaussianBlur, failures in
+//    workers, the device errors one GPU can provoke).
+//  - CudaImage_MultiGpu2.*: two GPUs (peer copies and their counts, the cross-device policy,
+//    filters refusing another device's memory, thread or stream, batches over two devices); they
+//    skip with "needs 2 GPUs" elsewhere.
+// Error messages are printed as "[ MULTIGPU ] test | code | message" (doc/errors.md quotes them).
+#include "test_precomp.hpp"
+
+#include <climits>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+namespace opencv_test { namespace {
+
+using cv::Mat;
+using cv::Ptr;
+using cv::Rect;
+using cv::Scalar;
+using cv::Size;
+using cv::cuda::BatchProcessor;
+using cv::cuda::FilterFactory;
+using cv::cuda::GpuMat;
+using cv::cuda::Stream;
+using cv::cuda::SyncedMat;
+using cv::cuda::TransferStats;
+
+const int kAnyCode = INT_MIN;
+
+#define CUDAIMAGE_REQUIRE_TWO_GPUS()                                      \
+    do {                                                                  \
+        CUDAIMAGE_REQUIRE_GPU();                                          \
+        if (cv::cuda::getCudaEnabledDeviceCount() < 2)                    \
+            CUDAIMAGE_SKIP("needs 2 GPUs");                               \
+    } while (0)
+
+// f must throw cv::Exception with `code` (unless kAnyCode) whose message contains every needle.
+template <typename F>
+void expectError(F f, int code, std::vector<std::string> needles)
+{
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    try
+    {
+        f();
+        ADD_FAILURE() << test << ": no cv::Exception";
+    }
+    catch (const cv::Exception& e)
+    {
+        std::cout << "[ MULTIGPU ] " << test << " | " << e.code << " | " << e.err << std::endl;
+        if (code != kAnyCode)
+        {
+            EXPECT_EQ(code, e.code) << e.what();
+        }
+        for (const std::string& n : needles)
+            EXPECT_NE(std::string::npos, e.err.find(n)) << "message should mention '" << n << "': " << e.err;
+    }
+    catch (const std::exception& e)
+    {
+        ADD_FAILURE() << test << ": a " << typeid(e).name() << " instead of cv::Exception: " << e.what();
+    }
+}
+
+// wrapStream(0) makes no CUDA call (a defaulted Stream::Null() would ask the driver).
+Stream& noCudaStream()
+{
+    static thread_local Stream s = cv::cuda::wrapStream(0);
+    return s;
+}
+
+bool matsEqual(const Mat& a, const Mat& b)
+{
+    if (a.size() != b.size() || a.type() != b.type())
+        return false;
+    Mat diff;
+    cv::compare(a.reshape(1), b.reshape(1), diff, cv::CMP_NE);
+    return cv::countNonZero(diff) == 0;
+}
+
+#define EXPECT_MAT_EQ(a, b) EXPECT_TRUE(matsEqual((a), (b)))
+
+Mat toHost(const GpuMat& g, Stream& s)
+{
+    Mat h;
+    g.download(h, s);
+    s.waitForCompletion();
+    return h;
+}
+
+Mat cpuBlur(const Mat& src, double sigma)
+{
+    Mat dst;
+    cv::GaussianBlur(src, dst, Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
+    return dst;
+}
+
+FilterFactory gaussianFactory(int type, double sigma)
+{
+    return [type, sigma] { return cv::cuda::createGaussianBlur(type, -1, Size(0, 0), sigma); };
+}
+
+// Images of different sizes (1x1, a row, a column, a prime square, full HD) and so different
+// results: a result out of order cannot match.
+std::vector<Mat> mixedImages(int type, int n, cv::RNG& rng)
+{
+    const Size sizes[] = { Size(1, 1), Size(37, 1), Size(1, 37), Size(113, 113), Size(640, 480),
+                           Size(1920, 1080), Size(97, 61) };
+    std::vector<Mat> v;
+    for (int i = 0; i < n; ++i)
+        v.push_back(cudaimage_test::randomMat(sizes[i % 7], type, rng));
+    return v;
+}
+
+size_t bytesOf(const SyncedMat& m) { return (size_t)m.storageSize().area() * m.elemSize(); }
+
+// A filter that fails on images of one width; otherwise a Gaussian blur of 8UC1.
+struct FailOnWidth : public cv::cuda::Filter
+{
+    FailOnWidth(int width, bool stdException) : width_(width), std_(stdException),
+        inner_(cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(0, 0), 1.5)) {}
+
+    void apply(cv::InputArray src, cv::OutputArray dst, Stream& stream) override
+    {
+        if (src.size().width == width_)
+        {
+            if (std_)
+                throw std::runtime_error("refused width " + std::to_string(width_));
+            CV_Error_(cv::Error::StsBadSize, ("refused width %d", width_));
+        }
+        inner_->apply(src, dst, stream);
+    }
+
+    int width_;
+    bool std_;
+    Ptr<cv::cuda::Filter> inner_;
+};
+
+int otherDevice(int d) { return d == 0 ? 1 : 0; }
+
+//////////////////////////////////////////////////////////////////////////////////////////////
+// No GPU needed
+
+TEST(CudaImage_MultiGpuArgs, batch_null_factory)
+{
+    std::vector<Mat> images(1, Mat(4, 4, CV_8UC1, Scalar(1))), results;
+    expectError([&] { cv::cuda::processBatch(images, FilterFactory(), results); }, cv::Error::StsNullPtr,
+                {"cv::cuda::processBatch", "the filter factory is null"});
+    expectError([&] { BatchProcessor::create(FilterFactory()); }, cv::Error::StsNullPtr,
+                {"cv::cuda::BatchProcessor::create", "the filter factory is null"});
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_empty_list)
+{
+    int calls = 0;
+    FilterFactory counting = [&] { ++calls; return cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1); };
+    std::vector<Mat> images, results;
+    expectError([&] { cv::cuda::processBatch(images, counting, results); }, cv::Error::StsBadArg,
+                {"images is empty"});
+    std::vector<SyncedMat> synced, syncedResults;
+    expectError([&] { cv::cuda::processBatch(synced, counting, syncedResults); }, cv::Error::StsBadArg,
+                {"images is empty"});
+    expectError([&] { cv::cuda::processBatchGaussian(images, results, Size(3, 3), 1); }, cv::Error::StsBadArg,
+                {"cv::cuda::processBatchGaussian", "images is empty"});
+    EXPECT_EQ(0, calls);
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_empty_image)
+{
+    std::vector<Mat> images = { Mat(4, 4, CV_8UC1, Scalar(1)), Mat(3, 3, CV_8UC1, Scalar(2)), Mat() }, results;
+    expectError([&] { cv::cuda::processBatch(images, gaussianFactory(CV_8UC1, 1), results); }, cv::Error::StsBadArg,
+                {"images[2] is empty"});
+    EXPECT_TRUE(results.empty());
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_3d_image)
+{
+    const int sz[] = { 2, 3, 4 };
+    std::vector<Mat> images = { Mat(3, sz, CV_8UC1, Scalar(0)) }, results;
+    expectError([&] { cv::cuda::processBatch(images, gaussianFactory(CV_8UC1, 1), results); }, cv::Error::StsBadArg,
+                {"images[0] has 3 dimensions"});
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_synced_empty_or_uninitialised)
+{
+    std::vector<SyncedMat> empty(2), results;
+    expectError([&] { cv::cuda::processBatch(empty, gaussianFactory(CV_8UC1, 1), results); }, cv::Error::StsBadArg,
+                {"images[0] is empty"});
+    std::vector<SyncedMat> uninit = { SyncedMat(4, 4, CV_8UC1) };
+    expectError([&] { cv::cuda::processBatch(uninit, gaussianFactory(CV_8UC1, 1), results); }, cv::Error::StsError,
+                {"images[0] (4x4 CV_8UC1) is uninitialised"});
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_negative_device)
+{
+    int calls = 0;
+    FilterFactory counting = [&] { ++calls; return cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1); };
+    expectError([&] { BatchProcessor::create(counting, {0, -1}); }, cv::Error::StsOutOfRange,
+                {"devices[1] is -1"});
+    EXPECT_EQ(0, calls);
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_repeated_device)
+{
+    int calls = 0;
+    FilterFactory counting = [&] { ++calls; return cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1); };
+    expectError([&] { BatchProcessor::create(counting, {0, 1, 0}); }, cv::Error::StsBadArg,
+                {"devices lists CUDA device 0 twice (devices[0] and devices[2])"});
+    EXPECT_EQ(0, calls);
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_device_beyond_count)
+{
+    // Without a device: "no CUDA device"; with N devices: "devices[0] is 999; allowed: 0 to N-1".
+    const bool gpu = cudaimage_test::gpuUnavailableReason().empty();
+    expectError([&] { BatchProcessor::create(gaussianFactory(CV_8UC1, 1), {999}); }, kAnyCode,
+                gpu ? std::vector<std::string>{"devices[0] is 999; allowed: 0 to"}
+                    : std::vector<std::string>{"no CUDA device"});
+}
+
+TEST(CudaImage_MultiGpuArgs, batch_gaussian_bad_arguments)
+{
+    std::vector<Mat> images = { Mat(4, 4, CV_8UC1, Scalar(1)), Mat(4, 4, CV_8SC1, Scalar(1)) }, results;
+    expectError([&] { cv::cuda::processBatchGaussian(images, results, Size(3, 3), 1); },
+                cv::Error::StsUnsupportedFormat, {"srcType is CV_8SC1"});
+    images.pop_back();
+    expectError([&] { cv::cuda::processBatchGaussian(images, results, Size(4, 3), 1); },
+                cv::Error::StsBadSize, {"ksize.width is 4"});
+}
+
+TEST(CudaImage_MultiGpuArgs, policy_is_per_storage_and_checked)
+{
+    SyncedMat m(8, 8, CV_8UC1);
+    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_REFUSE, m.crossDevicePolicy());
+    SyncedMat copy = m, view(m, Rect(1, 1, 4, 4));
+    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
+    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, copy.crossDevicePolicy());
+    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, view.crossDevicePolicy());
+    m.create(16, 16, CV_8UC3);   // a new storage keeps the handle's policy
+    EXPECT_FALSE(m.sharesStorageWith(copy));
+    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, m.crossDevicePolicy());
+    expectError([&] { m.setCrossDevicePolicy(7); }, cv::Error::StsBadArg,
+                {"SyncedMat::setCrossDevicePolicy: policy is 7; allowed: CROSS_DEVICE_REFUSE (0) or CROSS_DEVICE_MIGRATE (1)"});
+    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, m.crossDevicePolicy());
+    SyncedMat empty;
+    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_REFUSE, empty.crossDevicePolicy());
+    expectError([&] { empty.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE); }, cv::Error::StsBadArg,
+                {"SyncedMat::setCrossDevicePolicy: the SyncedMat is empty"});
+}
+
+TEST(CudaImage_MultiGpuArgs, peer_copy_reason)
+{
+    EXPECT_EQ((int)TransferStats::PEER_COPY + 1, (int)TransferStats::REASON_COUNT);
+    EXPECT_EQ(std::string("PEER_COPY"), std::string(TransferStats::reasonName(TransferStats::PEER_COPY)));
+    const TransferStats st = SyncedMat(4, 4, CV_8UC1).stats();
+    EXPECT_EQ(0, st.peerCopies);
+    EXPECT_EQ(0u, st.peerCopyBytes);
+    EXPECT_EQ(0, st.count(TransferStats::PEER_COPY));
+    EXPECT_EQ(0u, st.bytesFor(TransferStats::PEER_COPY));
+}
+
+TEST(CudaImage_MultiGpuArgs, move_to_device_checks)
+{
+    SyncedMat empty;
+    expectError([&] { empty.moveToDevice(0, noCudaStream()); }, cv::Error::StsBadArg,
+                {"SyncedMat::moveToDevice: the SyncedMat is empty"});
+    SyncedMat m(4, 4, CV_8UC1);
+    expectError([&] { m.moveToDevice(-1, noCudaStream()); }, cv::Error::StsOutOfRange,
+                {"SyncedMat::moveToDevice: device is -1"});
+    EXPECT_EQ(-1, m.deviceId());
+}
+
+//////////////////////////////////////////////////////////////////////////////////////////////
+// One GPU
+
+TEST(CudaImage_MultiGpu, batch_one_device_equals_cpu_in_order)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(8);
+    std::vector<Mat> images = mixedImages(CV_8UC3, 9, rng);
+    const std::vector<Mat> u16 = mixedImages(CV_16UC1, 5, rng);
+    images.insert(images.end(), u16.begin(), u16.end());
+    const int dev = cv::cuda::getDevice();
+    for (const std::vector<int>& devices : { std::vector<int>{dev}, std::vector<int>() })
+    {
+        std::vector<Mat> results;
+        cv::cuda::processBatchGaussian(images, results, Size(0, 0), 2.0, 0, cv::BORDER_REPLICATE, devices);
+        ASSERT_EQ(images.size(), results.size());
+        for (size_t i = 0; i < images.size(); ++i)
+            EXPECT_MAT_EQ(cpuBlur(images[i], 2.0), results[i]) << "image " << i;
+    }
+    EXPECT_EQ(dev, cv::cuda::getDevice());
+}
+
+TEST(CudaImage_MultiGpu, batch_processor_reused_factory_once_per_device)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int dev = cv::cuda::getDevice();
+    std::vector<int> factoryDevices;
+    Ptr<BatchProcessor> p = BatchProcessor::create([&] {
+        factoryDevices.push_back(cv::cuda::getDevice());
+        return cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(0, 0), 1.5);
+    });
+    EXPECT_EQ(dev, cv::cuda::getDevice());
+    EXPECT_EQ(p->devices(), factoryDevices);
+    EXPECT_EQ(cv::cuda::getCudaEnabledDeviceCount(), (int)p->devices().size());
+    cv::RNG rng(9);
+    const std::vector<Mat> a = mixedImages(CV_8UC1, 12, rng), b = mixedImages(CV_8UC1, 5, rng);
+    std::vector<Mat> results;
+    for (const std::vector<Mat>* batch : { &a, &b, &a })
+    {
+        p->process(*batch, results);
+        ASSERT_EQ(batch->size(), results.size());
+        for (size_t i = 0; i < batch->size(); ++i)
+            EXPECT_MAT_EQ(cpuBlur((*batch)[i], 1.5), results[i]) << "image " << i;
+        int total = 0;
+        for (int n : p->imagesPerDevice())
+            total += n;
+        EXPECT_EQ((int)batch->size(), total);
+    }
+    EXPECT_EQ(p->devices().size(), factoryDevices.size());   // not called again
+    EXPECT_EQ(dev, cv::cuda::getDevice());
+}
+
+TEST(CudaImage_MultiGpu, batch_results_may_be_the_images)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(10);
+    std::vector<Mat> images = mixedImages(CV_8UC1, 7, rng);
+    std::vector<Mat> expected;
+    for (const Mat& m : images)
+        expected.push_back(cpuBlur(m, 1.0));
+    const uchar* firstData = images[0].data;
+    cv::cuda::processBatch(images, gaussianFactory(CV_8UC1, 1.0), images, {cv::cuda::getDevice()});
+    for (size_t i = 0; i < images.size(); ++i)
+        EXPECT_MAT_EQ(expected[i], images[i]) << "image " << i;
+    EXPECT_EQ(firstData, images[0].data);   // written in place (same size and type)
+}
+
+TEST(CudaImage_MultiGpu, batch_factory_null_or_throwing)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int dev = cv::cuda::getDevice();
+    const std::string onDev = "for CUDA device " + std::to_string(dev);
+    expectError([&] { BatchProcessor::create([] { return Ptr<cv::cuda::Filter>(); }, {dev}); },
+                cv::Error::StsNullPtr, {"the filter factory returned a null filter", onDev});
+    expectError([&] { BatchProcessor::create([]() -> Ptr<cv::cuda::Filter> { CV_Error(cv::Error::StsBadFlag, "no filter today"); }, {dev}); },
+                cv::Error::StsBadFlag, {"the filter factory failed", onDev, "no filter today"});
+    expectError([&] { BatchProcessor::create([]() -> Ptr<cv::cuda::Filter> { throw std::runtime_error("out of ideas"); }, {dev}); },
+                cv::Error::StsError, {"the filter factory failed", onDev, "out of ideas"});
+    EXPECT_EQ(dev, cv::cuda::getDevice());
+}
+
+TEST(CudaImage_MultiGpu, batch_worker_failure_is_rethrown_and_processor_stays_usable)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int dev = cv::cuda::getDevice();
+    cv::RNG rng(11);
+    std::vector<Mat> images;
+    for (int i = 0; i < 10; ++i)
+        images.push_back(cudaimage_test::randomMat(Size(i == 6 ? 13 : 320, 200), CV_8UC1, rng));
+    for (bool stdException : { false, true })
+    {
+        Ptr<BatchProcessor> p = BatchProcessor::create([&] { return cv::makePtr<FailOnWidth>(13, stdException); }, {dev});
+        std::vector<Mat> results;
+        expectError([&] { p->process(images, results); },
+                    stdException ? cv::Error::StsError : cv::Error::StsBadSize,
+                    {"cv::cuda::BatchProcessor::process: images[6] on CUDA device " + std::to_string(dev), "refused width 13"});
+        // Usable afterwards: a batch without the refused width.
+        std::vector<Mat> good(images.begin(), images.begin() + 6);
+        p->process(good, results);
+        ASSERT_EQ(good.size(), results.size());
+        for (size_t i = 0; i < good.size(); ++i)
+            EXPECT_MAT_EQ(cpuBlur(good[i], 1.5), results[i]) << "image " << i;
+    }
+}
+
+TEST(CudaImage_MultiGpu, batch_filter_refusing_an_image_type)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    std::vector<Mat> images = { Mat(8, 8, CV_8UC1, Scalar(1)), Mat(8, 8, CV_8UC1, Scalar(2)), Mat(8, 8, CV_8UC3, Scalar(3)) }, results;
+    expectError([&] { cv::cuda::processBatch(images, gaussianFactory(CV_8UC1, 1), results, {cv::cuda::getDevice()}); },
+                cv::Error::StsUnmatchedFormats, {"images[2] on CUDA device", "src type is CV_8UC3"});
+}
+
+TEST(CudaImage_MultiGpu, batch_invalid_device_id)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int n = cv::cuda::getCudaEnabledDeviceCount();
+    expectError([&] { BatchProcessor::create(gaussianFactory(CV_8UC1, 1), {n}); }, cv::Error::StsOutOfRange,
+                {"devices[0] is " + std::to_string(n) + "; allowed: 0 to " + std::to_string(n - 1)});
+}
+
+TEST(CudaImage_MultiGpu, batch_synced_one_device)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int dev = cv::cuda::getDevice();
+    cv::RNG rng(12);
+    const std::vector<Mat> host = mixedImages(CV_8UC3, 7, rng);
+    std::vector<SyncedMat> images, results;
+    for (const Mat& m : host)
+        images.push_back(SyncedMat(m));
+    images[3].setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
+    cv::cuda::processBatch(images, gaussianFactory(CV_8UC3, 2.0), results, {dev});
+    ASSERT_EQ(images.size(), results.size());
+    for (size_t i = 0; i < images.size(); ++i)
+    {
+        const TransferStats in = images[i].stats(), out = results[i].stats();
+        EXPECT_EQ(1, in.uploads) << i;                       // read on the device once
+        EXPECT_EQ(1, in.count(TransferStats::READ_DEVICE)) << i;
+        EXPECT_EQ(0, in.downloads) << i;
+        EXPECT_EQ(0, in.peerCopies) << i;
+        EXPECT_EQ(1, out.downloads) << i;                    // prefetched to the host
+        EXPECT_EQ(bytesOf(results[i]), out.downloadBytes) << i;
+        EXPECT_EQ(0, out.uploads) << i;
+        EXPECT_EQ(dev, results[i].deviceId()) << i;
+        EXPECT_EQ((int)SyncedMat::BOTH_VALID, results[i].state()) << i;
+        EXPECT_EQ(images[i].crossDevicePolicy(), results[i].crossDevicePolicy()) << i;
+        EXPECT_MAT_EQ(cpuBlur(host[i], 2.0), results[i].readHost()) << i;
+        EXPECT_EQ(1, results[i].stats().downloads) << i;     // readHost copied nothing more
+    }
+}
+
+TEST(CudaImage_MultiGpu, batch_synced_shared_storage_refused)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    SyncedMat whole(Mat(16, 16, CV_8UC1, Scalar(5)));
+    std::vector<SyncedMat> images = { SyncedMat(Mat(4, 4, CV_8UC1, Scalar(1))), SyncedMat(whole, Rect(0, 0, 8, 8)),
+                                      SyncedMat(whole, Rect(8, 8, 8, 8)) }, results;
+    expectError([&] { cv::cuda::processBatch(images, gaussianFactory(CV_8UC1, 1), results); }, cv::Error::StsBadArg,
+                {"images[1] and images[2] share one storage"});
+    EXPECT_EQ(0, whole.stats().uploads);
+}
+
+TEST(CudaImage_MultiGpu, move_to_device_on_one_gpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int dev = cv::cuda::getDevice(), n = cv::cuda::getCudaEnabledDeviceCount();
+    SyncedMat m(Mat(8, 8, CV_8UC1, Scalar(3)));
+    Stream s;
+    m.readDevice(s);
+    s.waitForCompletion();
+    m.moveToDevice(dev, s);   // already there: nothing
+    EXPECT_EQ(dev, m.deviceId());
+    EXPECT_EQ(0, m.stats().peerCopies);
+    EXPECT_EQ(1, m.stats().uploads);
+    expectError([&] { m.moveToDevice(n, s); }, cv::Error::StsOutOfRange,
+                {"SyncedMat::moveToDevice: device is " + std::to_string(n) + "; allowed: 0 to " + std::to_string(n - 1)});
+    EXPECT_EQ((int)SyncedMat::BOTH_VALID, m.state());
+}
+
+TEST(CudaImage_MultiGpu, migrate_policy_changes_nothing_on_the_own_device)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const Size sz(64, 48);
+    SyncedMat m(Mat(sz, CV_8UC3, Scalar(1, 2, 3)));
+    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
+    Stream s;
+    cv::cuda::applyFilter(cv::cuda::createGaussianBlur(CV_8UC3, -1, Size(3, 3), 1), m, s);
+    EXPECT_MAT_EQ(Mat(sz, CV_8UC3, Scalar(1, 2, 3)), m.readHost());
+    const TransferStats st = m.stats();
+    EXPECT_EQ(1, st.uploads);
+    EXPECT_EQ(1, st.downloads);
+    EXPECT_EQ(0, st.peerCopies);
+    EXPECT_EQ(cv::cuda::getDevice(), m.deviceId());
+}
+
+TEST(CudaImage_MultiGpu, adopted_gpumat_records_its_memory_device)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    GpuMat g(4, 4, CV_8UC1, Scalar(9));
+    EXPECT_EQ(cv::cuda::getDevice(), SyncedMat(g).deviceId());
+}
+
+//////////////////////////////////////////////////////////////////////////////////////////////
+// Two GPUs
+
+// Device-only data on `dev`: DEVICE_VALID, filled with `value`.
+SyncedMat deviceOnly(Size sz, int type, Scalar value, int dev)
+{
+    const int prev = cv::cuda::getDevice();
+    cv::cuda::setDevice(dev);
+    SyncedMat m(sz, type);
+    Stream s;
+    m.writeDevice(s).setTo(value, s);
+    s.waitForCompletion();
+    cv::cuda::setDevice(prev);
+    return m;
+}
+
+TEST(CudaImage_MultiGpu2, move_peer_copies_valid_device_data)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    const Size sz(1000, 600);
+    SyncedMat m = deviceOnly(sz, CV_16UC3, Scalar(1, 2000, 30000), dev0);
+    ASSERT_EQ(dev0, m.deviceId());
+    m.moveToDevice(dev1);
+    EXPECT_EQ(dev0, cv::cuda::getDevice());            // the caller's device is left alone
+    EXPECT_EQ(dev1, m.deviceId());
+    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
+    TransferStats st = m.stats();
+    EXPECT_EQ(1, st.peerCopies);
+    EXPECT_EQ(bytesOf(m), st.peerCopyBytes);
+    EXPECT_EQ(1, st.count(TransferStats::PEER_COPY));
+    EXPECT_EQ(bytesOf(m), st.bytesFor(TransferStats::PEER_COPY));
+    EXPECT_EQ(0, st.uploads);
+    EXPECT_EQ(0, st.downloads);
+    // The data is on dev1 now: read it there.
+    cv::cuda::setDevice(dev1);
+    Stream s1;
+    EXPECT_MAT_EQ(Mat(sz, CV_16UC3, Scalar(1, 2000, 30000)), toHost(m.readDevice(s1), s1));
+    EXPECT_MAT_EQ(Mat(sz, CV_16UC3, Scalar(1, 2000, 30000)), m.readHost());
+    cv::cuda::setDevice(dev0);
+    EXPECT_EQ(1, m.stats().peerCopies);
+    EXPECT_EQ(1, m.stats().downloads);
+}
+
+TEST(CudaImage_MultiGpu2, move_drops_stale_device_memory_and_rebinds_host_only)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    const Size sz(64, 64);
+    SyncedMat m(Mat(sz, CV_8UC1, Scalar(7)));
+    Stream s0;
+    m.readDevice(s0);
+    m.writeHost().setTo(Scalar(8));                     // device now stale
+    m.moveToDevice(dev1);
+    EXPECT_EQ(dev1, m.deviceId());
+    EXPECT_FALSE(m.isDeviceAllocated());
+    EXPECT_EQ(0, m.stats().peerCopies);
+    cv::cuda::setDevice(dev1);
+    Stream s1;
+    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(8)), toHost(m.readDevice(s1), s1));
+    cv::cuda::setDevice(dev0);
+    EXPECT_EQ(2, m.stats().uploads);
+
+    SyncedMat hostOnly(Mat(sz, CV_8UC1, Scalar(9)));    // bound to dev0 by its host allocation
+    ASSERT_EQ(dev0, hostOnly.deviceId());
+    hostOnly.moveToDevice(dev1);
+    EXPECT_EQ(dev1, hostOnly.deviceId());
+    const TransferStats st = hostOnly.stats();
+    EXPECT_EQ(0, st.peerCopies + st.uploads + st.downloads);
+}
+
+TEST(CudaImage_MultiGpu2, refuse_policy_names_both_devices)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    SyncedMat m = deviceOnly(Size(16, 16), CV_8UC1, Scalar(4), dev0);
+    cv::cuda::setDevice(dev1);
+    Stream s1;
+    const std::string both = "lives on CUDA device " + std::to_string(dev0) +
+                             " but the calling thread's current device is " + std::to_string(dev1);
+    expectError([&] { m.readDevice(s1); }, cv::Error::StsBadArg, {"SyncedMat::readDevice: this SyncedMat " + both, "CROSS_DEVICE_MIGRATE"});
+    expectError([&] { m.readHost(); }, cv::Error::StsBadArg, {"SyncedMat::readHost: this SyncedMat " + both});
+    expectError([&] { m.upload(s1); m.download(s1); }, cv::Error::StsBadArg, {"SyncedMat::download: this SyncedMat " + both});
+    cv::cuda::setDevice(dev0);
+    EXPECT_EQ(dev0, m.deviceId());
+    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
+    const TransferStats st = m.stats();
+    EXPECT_EQ(0, st.peerCopies + st.uploads + st.downloads);
+}
+
+TEST(CudaImage_MultiGpu2, migrate_policy_moves_on_device_access)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    const Size sz(640, 480);
+    SyncedMat m = deviceOnly(sz, CV_8UC1, Scalar(77), dev0);   // a blur keeps a constant 8U image exactly
+    SyncedMat view(m, Rect(10, 10, 100, 100));
+    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
+    cv::cuda::setDevice(dev1);
+    {
+        Stream s1;
+        GpuMat g = view.readDevice(s1);
+        EXPECT_EQ(dev1, m.deviceId());
+        EXPECT_EQ(1, m.stats().peerCopies);
+        EXPECT_EQ(bytesOf(m), m.stats().peerCopyBytes);
+        EXPECT_MAT_EQ(Mat(100, 100, CV_8UC1, Scalar(77)), toHost(g, s1));
+        // A filter of dev1 on the moved image, then back on dev0 by another access.
+        cv::cuda::applyFilter(cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1), m, s1);
+        s1.waitForCompletion();
+    }
+    cv::cuda::setDevice(dev0);
+    Stream s0;
+    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(77)), toHost(m.readDevice(s0), s0));
+    EXPECT_EQ(dev0, m.deviceId());
+    EXPECT_EQ(2, m.stats().peerCopies);
+    EXPECT_EQ(0, m.stats().uploads);
+    EXPECT_EQ(0, m.stats().downloads);
+}
+
+TEST(CudaImage_MultiGpu2, migrate_policy_host_access_stays_on_the_storage_device)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    SyncedMat m = deviceOnly(Size(32, 32), CV_8UC4, Scalar(1, 2, 3, 4), dev0);
+    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
+    cv::cuda::setDevice(dev1);
+    EXPECT_MAT_EQ(Mat(32, 32, CV_8UC4, Scalar(1, 2, 3, 4)), m.readHost());
+    m.releaseDevice();                                   // on dev0's memory, from dev1
+    cv::cuda::setDevice(dev0);
+    EXPECT_EQ(dev0, m.deviceId());
+    EXPECT_FALSE(m.isDeviceAllocated());
+    EXPECT_EQ(1, m.stats().downloads);
+    EXPECT_EQ(0, m.stats().peerCopies);
+}
+
+TEST(CudaImage_MultiGpu2, filter_refuses_memory_thread_and_stream_of_another_device)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    const Mat host(64, 64, CV_8UC1, Scalar(100));
+    Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(5, 5), 1);
+    GpuMat src0(host), dst0;
+    cv::cuda::setDevice(dev1);
+    GpuMat src1(host), dst1(host.size(), host.type());
+    Stream s1;
+    const std::string d0 = std::to_string(dev0), d1 = std::to_string(dev1);
+    expectError([&] { f->apply(src1, dst1, s1); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBlur: the filter was created on CUDA device " + d0 +
+                 " but the calling thread's current device is " + d1});
+    cv::cuda::setDevice(dev0);
+    expectError([&] { f->apply(src1, dst0); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBlur: src lives on CUDA device " + d1 + " but the filter was created on device " + d0});
+    expectError([&] { f->apply(src0, dst1); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBlur: dst lives on CUDA device " + d1 + " but the filter was created on device " + d0});
+    expectError([&] { f->apply(src0, dst0, s1); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBlur: the stream belongs to CUDA device " + d1});
+    EXPECT_TRUE(dst0.empty());
+    // And it works with what belongs to it.
+    f->apply(src0, dst0);
+    Mat expected;
+    cv::GaussianBlur(host, expected, Size(5, 5), 1, 1, cv::BORDER_REPLICATE);
+    Stream& n0 = Stream::Null();
+    EXPECT_MAT_EQ(expected, toHost(dst0, n0));
+}
+
+TEST(CudaImage_MultiGpu2, oneshot_gaussian_follows_the_current_device)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    cv::RNG rng(13);
+    const Mat host = cudaimage_test::randomMat(Size(200, 100), CV_8UC3, rng);
+    const Mat expected = cpuBlur(host, 2.0);
+    for (int dev : { dev0, dev1, dev0 })
+    {
+        cv::cuda::setDevice(dev);
+        GpuMat src(host), dst;
+        cv::cuda::GaussianBlur(src, dst, Size(0, 0), 2.0);
+        EXPECT_MAT_EQ(expected, toHost(dst, Stream::Null())) << "device " << dev;
+    }
+    cv::cuda::setDevice(dev0);
+}
+
+TEST(CudaImage_MultiGpu2, batch_over_two_devices_equals_cpu)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    std::vector<int> factoryDevices;
+    Ptr<BatchProcessor> p = BatchProcessor::create([&] {
+        factoryDevices.push_back(cv::cuda::getDevice());
+        return cv::cuda::createGaussianBlur(CV_8UC3, -1, Size(0, 0), 2.0);
+    }, {dev0, dev1});
+    EXPECT_EQ((std::vector<int>{dev0, dev1}), factoryDevices);
+    cv::RNG rng(14);
+    std::vector<Mat> images;
+    for (int i = 0; i < 32; ++i)
+        images.push_back(cudaimage_test::randomMat(i % 5 == 4 ? Size(1280, 720) : Size(1920, 1080), CV_8UC3, rng));
+    std::vector<Mat> results;
+    p->process(images, results);
+    ASSERT_EQ(images.size(), results.size());
+    for (size_t i = 0; i < images.size(); ++i)
+        EXPECT_MAT_EQ(cpuBlur(images[i], 2.0), results[i]) << "image " << i;
+    const std::vector<int> per = p->imagesPerDevice();
+    ASSERT_EQ(2u, per.size());
+    EXPECT_EQ(32, per[0] + per[1]);
+    EXPECT_GT(per[0], 0);
+    EXPECT_GT(per[1], 0);
+    std::cout << "images per device: " << dev0 << ": " << per[0] << ", " << dev1 << ": " << per[1] << std::endl;
+    EXPECT_EQ(dev0, cv::cuda::getDevice());
+}
+
+TEST(CudaImage_MultiGpu2, batch_synced_over_two_devices_keeps_device_data_where_it_is)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    cv::RNG rng(15);
+    std::vector<Mat> host;
+    std::vector<SyncedMat> images;
+    for (int i = 0; i < 12; ++i)
+    {
+        host.push_back(cudaimage_test::randomMat(Size(320 + i, 240), CV_8UC1, rng));
+        images.push_back(SyncedMat(host.back()));       // host-only, bound to dev0
+    }
+    cv::cuda::setDevice(dev1);                           // the odd ones: device-valid on dev1
+    {
+        Stream s1;
+        for (int i = 1; i < 12; i += 2)
+        {
+            images[i].setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
+            images[i].upload(s1);
+        }
+        s1.waitForCompletion();
+    }
+    cv::cuda::setDevice(dev0);
+    for (SyncedMat& m : images)
+        m.resetStats();
+    std::vector<SyncedMat> results;
+    cv::cuda::processBatch(images, gaussianFactory(CV_8UC1, 1.5), results, {dev0, dev1});
+    ASSERT_EQ(images.size(), results.size());
+    for (int i = 0; i < 12; ++i)
+    {
+        const TransferStats in = images[i].stats();
+        EXPECT_EQ(0, in.peerCopies) << i;                // host-only ones are re-bound, not copied
+        if (i % 2 == 1)
+        {
+            EXPECT_EQ(dev1, results[i].deviceId()) << i; // processed where its data was
+            EXPECT_EQ(0, in.uploads) << i;
+        }
+        else
+        {
+            EXPECT_EQ(1, in.uploads) << i;
+        }
+        EXPECT_EQ(images[i].deviceId(), results[i].deviceId()) << i;
+        EXPECT_EQ((int)SyncedMat::BOTH_VALID, results[i].state()) << i;
+        EXPECT_MAT_EQ(cpuBlur(host[i], 1.5), results[i].readHost()) << i;   // host valid: from any device
+    }
+}
+
+TEST(CudaImage_MultiGpu2, batch_failure_on_one_device_is_rethrown)
+{
+    CUDAIMAGE_REQUIRE_TWO_GPUS();
+    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
+    Ptr<BatchProcessor> p = BatchProcessor::create([&]() -> Ptr<cv::cuda::Filter> {
+        if (cv::cuda::getDevice() == dev1)
+            return cv::makePtr<FailOnWidth>(640, false);  // refuses every image below
+        return cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(0, 0), 1.5);
+    }, {dev0, dev1});
+    // Enough work that both workers take images (each image costs dev0 well over a thread start).
+    std::vector<Mat> images(200, Mat(480, 640, CV_8UC1, Scalar(50))), results;
+    expectError([&] { p->process(images, results); }, cv::Error::StsBadSize,
+                {"on CUDA device " + std::to_string(dev1), "refused width 640"});
+}
+
+}} // namespace opencv_test::<anonymous>
