@@ -65,7 +65,8 @@ private:
 /** Enables peer access between devices @p a and @p b in both directions where the hardware allows
 (cudaDeviceCanAccessPeer), once per process; copies between them then go device to device
 (NVLink or PCIe peer-to-peer) instead of through host memory. Returns whether @p b can read @p a
-directly. Never disables it again. */
+directly. Never disables it again, and a refusal is not an error (copies are then staged
+through host memory by CUDA). */
 bool enablePeerAccess(int a, int b);
 
 /** Number of CUDA devices, or a cv::Exception (StsError) saying there is none. */

@@ -1,0 +1,139 @@
+// Throughput of cv::cuda::BatchProcessor over several GPUs (the multi-GPU issue's benchmark):
+// 4K (3840x2160) 8UC3 frames, Gaussian blur sigma 2 (ksize 13, BORDER_REPLICATE), host images in and
+// host results out: each frame is copied into page-locked staging, uploaded, blurred, downloaded and
+// copied out, with two slots (streams) per GPU overlapping these steps.
+//
+//   opencv_perf_cudaimage --gtest_filter='BatchPerf*'
+//
+//  - BatchPerf_Scaling.gaussian_4K_8UC3: images per second on one GPU and on every GPU of the machine,
+//    and the ratio (goal: >= 1.8 on 2 GPUs), one line:
+//      [ BATCH    ] 4K 8UC3 sigma 2, 64 frames, median of 5 batches: 1 GPU: ... images/s (... GB/s host<->device); 2 GPUs: ...; ratio 1.9x
+//    CUDAIMAGE_BATCH_FRAMES (default 64) and CUDAIMAGE_BATCH_RUNS (default 5) change the batch.
+//  - BatchPerf.processBatch/<devices>: the same batch timed by OpenCV's harness, on the first device
+//    only (1) and on every device (0), for the usual perf report.
+#include "perf_precomp.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+namespace opencv_test { namespace {
+
+const Size kFrame(3840, 2160);
+const int kType = CV_8UC3;
+const double kSigma = 2.0;
+
+int envInt(const char* name, int dflt)
+{
+    const char* v = std::getenv(name);
+    return v && *v ? std::max(1, std::atoi(v)) : dflt;
+}
+
+cuda::FilterFactory blurFactory()
+{
+    return [] { return cuda::createGaussianBlur(kType, -1, Size(0, 0), kSigma, kSigma, BORDER_REPLICATE); };
+}
+
+// n frames of random data, each in its own memory (8 distinct patterns, copied: filling 1.6 GB
+// with random numbers would take longer than the benchmark).
+std::vector<Mat> randomFrames(int n)
+{
+    RNG rng(20261202);
+    std::vector<Mat> patterns(8);
+    for (Mat& p : patterns)
+    {
+        p.create(kFrame, kType);
+        rng.fill(p, RNG::UNIFORM, 0, 256);
+    }
+    std::vector<Mat> frames(n);
+    for (int i = 0; i < n; ++i)
+        patterns[i % patterns.size()].copyTo(frames[i]);
+    return frames;
+}
+
+Mat cpuBlur(const Mat& src)
+{
+    Mat dst;
+    cv::GaussianBlur(src, dst, Size(0, 0), kSigma, kSigma, BORDER_REPLICATE);
+    return dst;
+}
+
+// Median wall time of `runs` batches (process() returns when every result is on the host).
+double medianSeconds(cuda::BatchProcessor& p, const std::vector<Mat>& frames, std::vector<Mat>& results, int runs)
+{
+    p.process(frames, results);   // warm-up: staging and device buffers, taps
+    std::vector<double> t;
+    for (int r = 0; r < runs; ++r)
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        p.process(frames, results);
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+TEST(BatchPerf_Scaling, gaussian_4K_8UC3)
+{
+    const int nDevices = cuda::getCudaEnabledDeviceCount();
+    if (nDevices <= 0)
+        throw SkipTestException("needs a CUDA device");
+    const int nFrames = envInt("CUDAIMAGE_BATCH_FRAMES", 64), runs = envInt("CUDAIMAGE_BATCH_RUNS", 5);
+    const std::vector<Mat> frames = randomFrames(nFrames);
+    const double bytesPerImage = 2.0 * kFrame.area() * CV_ELEM_SIZE(kType);   // up and down
+
+    struct Result { int gpus; double imagesPerSecond; std::vector<int> perDevice; };
+    std::vector<Result> measured;
+    for (const std::vector<int>& devices : { std::vector<int>{cuda::getDevice()}, std::vector<int>() })
+    {
+        Ptr<cuda::BatchProcessor> p = cuda::BatchProcessor::create(blurFactory(), devices);
+        std::vector<Mat> results;
+        const double sec = medianSeconds(*p, frames, results, runs);
+        // The results are the blur of their own frame, in order.
+        for (int i : { 0, nFrames - 1 })
+            ASSERT_EQ(0.0, cvtest::norm(cpuBlur(frames[i]), results[i], NORM_INF)) << "frame " << i;
+        measured.push_back({ (int)p->devices().size(), nFrames / sec, p->imagesPerDevice() });
+        if (nDevices == 1)
+            break;   // "every GPU" is the same run
+    }
+    const Result& one = measured.front();
+    const Result& all = measured.back();
+    std::ostringstream line;
+    line << "[ BATCH    ] 4K 8UC3 sigma " << kSigma << ", " << nFrames << " frames, median of " << runs
+         << " batches: ";
+    for (const Result& r : measured)
+    {
+        line << r.gpus << (r.gpus == 1 ? " GPU: " : " GPUs: ") << cv::format("%.1f", r.imagesPerSecond)
+             << " images/s (" << cv::format("%.1f", r.imagesPerSecond * bytesPerImage / 1e9)
+             << " GB/s host<->device; images per device:";
+        for (int n : r.perDevice)
+            line << " " << n;
+        line << "); ";
+    }
+    line << "ratio " << cv::format("%.2f", all.imagesPerSecond / one.imagesPerSecond) << "x on " << all.gpus
+         << (all.gpus == 1 ? " GPU" : " GPUs") << (all.gpus >= 2 ? " (goal >= 1.8x on 2)" : "");
+    std::cout << line.str() << std::endl;
+    RecordProperty("images_per_second_1gpu", cv::format("%.1f", one.imagesPerSecond));
+    RecordProperty("images_per_second_all", cv::format("%.1f", all.imagesPerSecond));
+    RecordProperty("gpus", all.gpus);
+}
+
+typedef perf::TestBaseWithParam<int> BatchPerf;
+
+// 0: every device; 1: the current device only.
+PERF_TEST_P(BatchPerf, processBatch, testing::Values(1, 0))
+{
+    if (!PERF_RUN_CUDA())
+        throw SkipTestException("needs a CUDA device");
+    const std::vector<int> devices = GetParam() == 1 ? std::vector<int>{cuda::getDevice()} : std::vector<int>();
+    const std::vector<Mat> frames = randomFrames(envInt("CUDAIMAGE_BATCH_FRAMES", 64));
+    Ptr<cuda::BatchProcessor> p = cuda::BatchProcessor::create(blurFactory(), devices);
+    std::vector<Mat> results;
+    p->process(frames, results);   // warm-up
+    TEST_CYCLE() p->process(frames, results);
+    SANITY_CHECK_NOTHING();
+}
+
+}} // namespace opencv_test::<anonymous>
