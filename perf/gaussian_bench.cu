@@ -3,7 +3,8 @@
 // npp_gaussian_bench's output), the first seed's naive kernel and CPU cv::GaussianBlur on all
 // cores. CUDA events on one stream, warm-up, median of repeated runs, random data.
 //
-//   gaussian_bench [--out DIR] [--npp npp.jsonl] [--size 16384] [--quick]
+//   gaussian_bench [--out DIR] [--npp npp.jsonl] [--size 16384] [--quick] [--ours-only]
+//   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
 //
 // Bytes per call are counted as one read of the source and one write of the destination; each
 // entry is reported in ms, GB/s, fraction of the copy's GB/s, and the speed-up of cudaimage over it.
@@ -137,14 +138,15 @@ int main(int argc, char** argv)
 {
     std::string outDir = ".", nppPath;
     int side = 16384;
-    bool quick = false;
+    bool quick = false, oursOnly = false;
     for (int i = 1; i < argc; i++)
     {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) outDir = argv[++i];
         else if (!strcmp(argv[i], "--npp") && i + 1 < argc) nppPath = argv[++i];
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) side = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = true;
-        else { fprintf(stderr, "usage: %s [--out DIR] [--npp npp.jsonl] [--size N] [--quick]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--ours-only")) oursOnly = true;
+        else { fprintf(stderr, "usage: %s [--out DIR] [--npp npp.jsonl] [--size N] [--quick] [--ours-only]\n", argv[0]); return 2; }
     }
     if (cv::cuda::getCudaEnabledDeviceCount() < 1) { fprintf(stderr, "no CUDA device\n"); return 1; }
     cv::cuda::DeviceInfo dev;
@@ -188,7 +190,8 @@ int main(int argc, char** argv)
 
             std::vector<Entry> peers;
             Entry cf{"createGaussianFilter"};
-            if (CV_MAT_CN(type) != 3 && k <= 32)
+            if (oursOnly) cf.note = "not run";
+            else if (CV_MAT_CN(type) != 3 && k <= 32)
             {
                 cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianFilter(type, type, ks, sigma, sigma, cv::BORDER_REPLICATE);
                 cf.ms = timer.median([&] { f->apply(src, dst, stream); }, reps);
@@ -204,6 +207,8 @@ int main(int argc, char** argv)
 
             // The seed's kernel: full size when quick enough, else 2048^2 scaled.
             Entry naive{"seed naive"};
+            if (oursOnly) naive.note = "not run";
+            else
             {
                 const double work = (double)k * k * host.total() * host.channels();
                 cv::cuda::GpuMat nsrc = src, ndst = dst;
@@ -231,6 +236,8 @@ int main(int argc, char** argv)
 
             // CPU on all cores: 4096^2 scaled (16384^2 takes seconds per call).
             Entry cpu{"CPU"};
+            if (oursOnly) cpu.note = "not run";
+            else
             {
                 const cv::Rect r(0, 0, std::min(4096, size.width), std::min(4096, size.height));
                 cv::Mat sub = host(r).clone(), out;

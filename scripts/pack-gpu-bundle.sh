@@ -12,9 +12,10 @@
 #                    for a bundle whose `samples` part runs every sample.
 #
 # Bundle layout (cudaimage-gpu-bundle/):
-#   run-all.sh  MANIFEST.txt  checks/cv2_check.py
+#   run-all.sh  run-sanitizers.sh  MANIFEST.txt  checks/cv2_check.py
 #   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage-blur (the tool, module
-#                 build), cudaimage_test (standalone)
+#                 build), gaussian_bench (perf/), cudaimage_test (standalone)
+#   perf/         run-gaussian-bench.sh and npp_gaussian_bench.cu: `perf/run-gaussian-bench.sh . OUT`
 #   bin/samples/  the C++ samples blur, pipeline, video_blur (standalone build)
 #   lib/          libopencv_*.so.410, libcudaimage.so.* (standalone), under their SONAMEs
 #   lib/carried/  every other library ldd resolves on this machine (libjpeg.so.62, libpng16.so.16,
@@ -69,6 +70,13 @@ if [[ -x $OPENCV_BUILD/bin/cudaimage-blur ]]; then
 else
     echo "cudaimage-blur: not built (scripts/build-module.sh builds it), not bundled"
 fi
+# The side-by-side benchmark (perf/gaussian_bench.cu, linked against the module build) and what
+# perf/run-gaussian-bench.sh needs on the GPU machine (NPP's part is compiled there).
+bash "$CUDAIMAGE_REPO/perf/build-gaussian-bench.sh"
+cp "$CUDAIMAGE_REPO/out/gaussian_bench" "$stage/bin/"
+mkdir -p "$stage/perf"
+cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$stage/perf/"
+cp "$CUDAIMAGE_REPO/scripts/run-sanitizers.sh" "$stage/"
 # C++ samples: built by the standalone build only (top-level CMakeLists.txt).
 sample_bins=()
 for f in "$standalone"/samples/*; do
@@ -121,7 +129,7 @@ host_only='^(linux-vdso\.so|ld-linux.*\.so|libc\.so|libm\.so|libpthread\.so|libd
 mapfile -t elfs < <(find "$stage/bin" -type f; ls "$stage/lib/python/cv2/python-3/"*.so)
 declare -A seen=()
 for elf in "${elfs[@]}"; do
-    out=$(ldd "$elf") || die "ldd failed on $elf"
+    out=$(LD_LIBRARY_PATH="$OPENCV_BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$elf") || die "ldd failed on $elf"
     if grep -q "not found" <<<"$out"; then echo "$out"; die "$elf has unresolved libraries on this machine"; fi
     while read -r soname path; do
         [[ -n ${seen[$soname]:-} ]] && continue

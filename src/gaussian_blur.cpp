@@ -124,6 +124,8 @@ public:
         const int bits = fixedPointBits(depth);
         tapsX_ = makeTaps(ksize_.width, shape.sigmaX, bits);
         tapsY_ = makeTaps(ksize_.height, shape.sigmaY, bits);
+        fusedTaps_ = makeFusedTaps(depth, tapsX_, tapsY_);
+        fusedLargeTaps_ = makeFusedLargeTaps(depth, CV_MAT_CN(srcType), tapsX_, tapsY_);
     }
 
     void apply(InputArray _src, OutputArray _dst, Stream& stream) CV_OVERRIDE
@@ -185,12 +187,14 @@ public:
         // allocation (not in place; a ROI also reads its parent's pixels).
         const bool sameAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
         const int rx = unitX ? 0 : ksize_.width / 2;
-        const bool fused = !sameAllocation && fusedApplies(CV_MAT_DEPTH(srcType_), src.channels(), rx, ry);
+        const bool fusable = !sameAllocation && !unitX && !unitY;
+        const bool fused = fusable && fusedApplies(CV_MAT_DEPTH(srcType_), src.channels(), fusedTaps_);
+        const bool fusedLarge = fusable && !fused && fusedLargeTaps_.valid;
         GpuMat scratch;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             uploadTaps();
-            if (!fused)
+            if (!fused && !fusedLarge)
             {
                 // One scratch image per stream, so one filter can serve several streams at once.
                 GpuMat& buf = scratch_[s];
@@ -215,18 +219,22 @@ public:
         p.dstStep = dst.step;
         const size_t vec4 = 4 * dst.elemSize1();
         p.dstAligned4 = reinterpret_cast<uintptr_t>(dst.data) % vec4 == 0 && dst.step % vec4 == 0;
+        p.dstAligned16 = reinterpret_cast<uintptr_t>(dst.data) % 16 == 0 && dst.step % 16 == 0;
+        const size_t srcVec4 = 4 * srcView.elemSize1();
+        p.srcAligned4 = reinterpret_cast<uintptr_t>(p.srcWhole) % srcVec4 == 0 && srcView.step % srcVec4 == 0 &&
+                        (static_cast<size_t>(ofs.x) * src.channels()) % 4 == 0;
         p.scratch = scratch.data;
         p.scratchStep = scratch.step;
         p.tapsX = unitX ? unitTap_.data : tapsXDev_.data;
         p.rx = rx;
-        p.tapsXf = reinterpret_cast<const float*>(unitX ? unitTapF_.data : tapsXFloat_.data);
-        p.tapsYf = reinterpret_cast<const float*>(unitY ? unitTapF_.data : tapsYFloat_.data);
         p.tapsY = unitY ? unitTap_.data : tapsYDev_.data;
         p.ry = ry;
         p.rowBorder = rowBorder_;
         p.columnBorder = columnBorder_;
         if (fused)
-            runFused(p, s);
+            runFused(p, fusedTaps_, s);
+        else if (fusedLarge)
+            runFusedLarge(p, fusedLargeTaps_, s);
         else
             runSeparable(p, s);
     }
@@ -251,19 +259,6 @@ private:
         toDevice(tapsX_, tapsXDev_);
         toDevice(tapsY_, tapsYDev_);
         toDevice(makeTaps(1, 0, fixedPointBits(depth)), unitTap_);
-        // Float copies for the fused path: the fixed-point integers (exact in float) or the
-        // float taps the CPU uses.
-        auto toDeviceFloat = [&](const Taps1D& t, GpuMat& out) {
-            Mat host;
-            if (fixedPointBits(depth) > 0)
-                Mat(1, static_cast<int>(t.fixed.size()), CV_32SC1, const_cast<uint32_t*>(t.fixed.data())).convertTo(host, CV_32F);
-            else
-                Mat(1, static_cast<int>(t.real.size()), CV_64FC1, const_cast<double*>(t.real.data())).convertTo(host, CV_32F);
-            out.upload(host);
-        };
-        toDeviceFloat(tapsX_, tapsXFloat_);
-        toDeviceFloat(tapsY_, tapsYFloat_);
-        toDeviceFloat(makeTaps(1, 0, fixedPointBits(depth)), unitTapF_);
         // Uploads from pageable memory may still be in flight when cudaMemcpy returns, and kernels
         // on non-blocking streams are not ordered after them: wait once, on the first call.
         CUDAIMAGE_CHECK(cudaDeviceSynchronize());
@@ -275,7 +270,8 @@ private:
     bool isolated_ = false;
     Taps1D tapsX_, tapsY_;
     GpuMat tapsXDev_, tapsYDev_, unitTap_;
-    GpuMat tapsXFloat_, tapsYFloat_, unitTapF_;
+    FusedTaps fusedTaps_;            // the fused paths' taps (kernel parameters; nothing to upload)
+    FusedLargeTaps fusedLargeTaps_;
     std::mutex mutex_;
     std::map<cudaStream_t, GpuMat> scratch_;
     detail::DeviceBinding device_;   // where the taps and scratch live: apply() refuses other devices

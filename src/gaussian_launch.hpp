@@ -3,7 +3,9 @@
 #define CUDAIMAGE_GAUSSIAN_LAUNCH_HPP
 
 #include <cstddef>
+#include <cstdint>
 #include <cuda_runtime_api.h>
+#include "gaussian_taps.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -28,6 +30,8 @@ struct SeparablePlan
     unsigned char* dst = nullptr;
     size_t dstStep = 0;
     bool dstAligned4 = false; //!< dst and dstStep are multiples of 4 output elements (vector stores)
+    bool dstAligned16 = false; //!< dst and dstStep are multiples of 16 bytes (fused path's item stores)
+    bool srcAligned4 = false;  //!< srcWhole, srcStep and roiX*channels allow 4-element vector loads
 
     unsigned char* scratch = nullptr;  //!< (height + 2*ry) rows of width*channels work elements
     size_t scratchStep = 0;
@@ -36,8 +40,6 @@ struct SeparablePlan
     const void* tapsY = nullptr; int ry = 0;
     int rowBorder = 0, columnBorder = 0;     //!< cv::BorderTypes without BORDER_ISOLATED
 
-    const float* tapsXf = nullptr;           //!< the taps as float (fused path): 8U fixed-point integers, 16S/32F as CPU
-    const float* tapsYf = nullptr;
 };
 
 /** Bytes of one scratch element for a source depth (the pass-1 result type). */
@@ -47,13 +49,71 @@ size_t scratchElemSize(int depth);
  * is fully read by pass 1 before pass 2 writes). Throws cv::Exception on launch errors. */
 void runSeparable(const SeparablePlan& plan, cudaStream_t stream);
 
-/** Whether the fused single-kernel path (src/cuda/gaussian_fused.cu) handles a case: depth 8U,
- * 16S or 32F (float is exact for 8U), 1 <= ry <= 8, and a staged row that fits in shared memory.
- * The caller also needs a destination outside the source's allocation. */
-bool fusedApplies(int depth, int channels, int rx, int ry);
+/** Taps of the fused path (src/cuda/gaussian_fused.cu), passed by value as kernel parameters:
+ * both directions zero-padded to the common radius r = max(rx, ry). */
+struct FusedTapsF
+{
+    static constexpr int kMaxR = 8;
+    static constexpr int kWords = kMaxR / 2 + 1;
+    int r = 0;
+    float h[2 * kMaxR + 1] = {};  //!< horizontal; 8U: fixed-point taps * 2^-16
+    float v[2 * kMaxR + 1] = {};  //!< vertical (FMA path)
+    uint32_t vw[4][kWords] = {};  //!< 8U vertical DP4A words: vw[ph][q] byte b = tapY[4q + b - ph]
+};
+struct FusedTapsD
+{
+    int r = 0;
+    double h[2 * FusedTapsF::kMaxR + 1] = {}; //!< 16U: fixed-point taps * 2^-32; 64F: the CPU's taps
+    double v[2 * FusedTapsF::kMaxR + 1] = {};
+};
+struct FusedTaps
+{
+    bool valid = false;   //!< the fused path can run these taps
+    int r = 0;
+    FusedTapsF f;         //!< 8U, 16S, 32F
+    FusedTapsD d;         //!< 16U, 64F
+};
 
-/** Fused path: one kernel, no scratch image. Not in place. */
-void runFused(const SeparablePlan& plan, cudaStream_t stream);
+/** Taps of the large-radius fused path (src/cuda/gaussian_fused_large.cu), a __grid_constant__
+ * kernel parameter read with run-time indices (uniform constant-cache loads). */
+template <class W>
+struct FusedLargeTapsT
+{
+    static constexpr int kMinR = FusedTapsF::kMaxR + 1;
+    static constexpr int kMaxR = 128;
+    static constexpr int kRows = 16;                           //!< most output rows per block (vertical tap ring)
+    static constexpr int kWordRows = (2 * kMaxR + kRows + 3) / 4 + 4;
+    int r = 0;     //!< radius (both directions; the shorter kernel is zero-padded)
+    int lead = 0;  //!< zero taps in front of h so that the window start is 4-aligned for the channel count
+    int nh = 0;    //!< taps in h: lead + 2r+1, rounded up to a multiple of 4 with zeros
+    alignas(16) W h[2 * kMaxR + 8] = {};           //!< horizontal; 8U: fixed point * 2^-16, 16U: * 2^-32
+    alignas(16) W v[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< vertical (FMA path): v[kRows + k] = tap k, zeros around
+    alignas(16) uint32_t vw[kWordRows][4] = {};    //!< 8U vertical DP4A words: vw[q + 3][ph] byte b = tapY[4q + b - ph]
+};
+struct FusedLargeTaps
+{
+    bool valid = false;
+    FusedLargeTapsT<float> f;   //!< 8U, 16S, 32F
+    FusedLargeTapsT<double> d;  //!< 16U, 64F
+};
+
+/** The large-radius path's taps (kMinR <= max(rx, ry) <= kMaxR) for a depth and channel count;
+ * not valid outside that range or (8U) when a vertical tap does not fit a byte. */
+FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, const Taps1D& y);
+
+/** Large-radius fused path: one kernel, run-time radius, no scratch image. Not in place. */
+void runFusedLarge(const SeparablePlan& plan, const FusedLargeTaps& taps, cudaStream_t stream);
+
+/** The fused path's taps for a depth from both directions' taps (gaussian_taps.hpp). Not valid
+ * when max(rx, ry) is 0 or above kMaxR, or (8U) a vertical tap does not fit a byte. */
+FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y);
+
+/** Whether the fused single-kernel path handles a case (valid taps, 1 to 4 channels). The caller
+ * also needs a destination outside the source's allocation. */
+bool fusedApplies(int depth, int channels, const FusedTaps& taps);
+
+/** Fused path: one kernel, no scratch image, taps as kernel parameters. Not in place. */
+void runFused(const SeparablePlan& plan, const FusedTaps& taps, cudaStream_t stream);
 
 }}} // namespace cv::cuda::gaussian
 

@@ -1,181 +1,327 @@
-// Fused Gaussian blur for small vertical radii (1 <= ry <= 8) and float-exact arithmetic (8U,
-// 16S, 32F): one kernel, no scratch image, so device memory sees one read of the source (plus
-// 2*ry halo rows per strip) and one write of the destination.
+// Fused Gaussian blur for radii up to FusedTaps::kMaxR (sigma <= ~2.6 at 8U): one kernel, no scratch
+// image, so device memory sees one read of the source (plus 2R halo rows per 16-row strip, from L2)
+// and one write of the destination. Vertical pass first, from registers; horizontal pass second,
+// from shared memory:
 //
-//   block: 128 threads x 4 consecutive elements = a 512-element column tile; grid.y: strips of
-//   kStripRows output rows. For each input row of the strip (kStripRows + 2*Ry rows):
-//     1. the block stages the row's 512 + 2*rx*Cn elements in shared memory (borders mapped here);
-//     2. each thread filters its 4 elements horizontally (any rx) and pushes them into a register
-//        ring holding the last 2*Ry+1 horizontal rows (Ry is a template parameter);
-//     3. once the ring is full, each thread filters it vertically and stores 4 outputs.
+//   block = 256 threads = 1024 consecutive elements (pixel channels) of a row, incl. the halo
+//   1. vertical: each thread owns 4 elements (one aligned vector load per source row) and computes
+//      kRows output rows at once, every tap fully unrolled (no ring, no moves); results go to
+//      shared memory as Work (float or double);
+//   2. horizontal: each thread takes items of kItem consecutive outputs of one row from shared
+//      memory and stores them with one or more 16-byte stores.
 //
-// Arithmetic in float: for 8U the taps are the 8-fraction-bit integers, every partial sum is an
-// integer below 2^24, so float is exact and the result is bit-identical to the integer path.
-// 16S and 32F use the CPU's float taps. Not in place: a strip reads rows other strips write.
+// 8U arithmetic is the CPU's fixed point, exactly: vertical sums with DP4A (four byte products per
+// instruction) on 4x4-transposed source bytes against phase-shifted tap words; the sum, below
+// 2^16, comes out as the bits of the float 2^23 + sum, so one FADD converts it; horizontal in FP32
+// with the taps scaled by 2^-16 (every partial sum is a multiple of 2^-16 below 256: exact); the
+// final (s + 2^15) >> 16 is one round-down FADD against 2^23. 16U uses double (sums below 2^48 are
+// exact), 16S and 32F float, 64F double: same order of taps as the two-pass path up to rounding.
+//
+// Not in place: a block reads rows other blocks write. Radius R = max(rx, ry) is a template
+// parameter (1..8); the shorter direction's taps are zero-padded to 2R+1.
 #include <cstdint>
+#include <algorithm>
+#include <atomic>
+#include <vector>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
 #include "../cuda_check.hpp"
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
-#include "gaussian_arith.cuh"
+#include "gaussian_fused_common.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kElems = 4;                    // elements per thread
-constexpr int kTile = kThreads * kElems;     // elements per block row
-constexpr int kStripRows = 64;               // output rows per block
-constexpr int kMaxRy = 8;
-constexpr size_t kMaxStage = 48 * 1024;      // shared memory for the staged row
+using namespace fused;
 
-template <class T> __device__ __forceinline__ typename T::ColAcc fromFloat(float v);
-template <> __device__ __forceinline__ uint32_t fromFloat<Traits<CV_8U>>(float v) { return __float2uint_rn(v); }
-template <> __device__ __forceinline__ float fromFloat<Traits<CV_16S>>(float v) { return v; }
-template <> __device__ __forceinline__ float fromFloat<Traits<CV_32F>>(float v) { return v; }
-
-template <int Depth, int Cn, int Ry>
-__global__ void __launch_bounds__(kThreads) fusedStrip(const SeparablePlan p)
+// Geometry of one (Depth, Cn, R) instance.
+template <int Depth, int Cn, int R>
+struct Geometry
 {
-    typedef Traits<Depth> T;
-    typedef typename T::Src Src;
-    extern __shared__ __align__(16) unsigned char stageBytes[];
-    Src* stage = reinterpret_cast<Src*>(stageBytes);
+    static constexpr int kRows = FusedDepth<Depth>::kRows;
+    static constexpr int kHalo = roundUp(R * Cn, 8);        // elements each side (keeps tiles 16-byte aligned)
+    static constexpr int kTile = kCols - 2 * kHalo;         // output elements per block
+    static constexpr int kItem = sizeof(typename FusedDepth<Depth>::Src) == 1 ? 16 : 8; // outputs per item
+    static constexpr int kWinPad = roundUp(R * Cn, 4);      // aligned window start before the item
+    static constexpr int kWin = kItem + 2 * kWinPad;
+    static constexpr int kStride = kCols + kPad;            // shared row stride (Work elements)
+    static_assert(kTile % kItem == 0 && kTile > 0, "tile");
+};
+
+// ---- the kernel ----------------------------------------------------------------------------------
+
+template <int Depth, int Cn, int R>
+__global__ void __launch_bounds__(kThreads, 2) fusedTile(const SeparablePlan p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type taps)
+{
+    typedef FusedDepth<Depth> D;
+    typedef typename D::Src Src;
+    typedef typename D::Work W;
+    typedef Geometry<Depth, Cn, R> G;
+    constexpr int kRows = G::kRows;
+    extern __shared__ __align__(16) unsigned char smemBytes[];
+    W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
 
     const int elements = p.width * Cn;
-    const int halo = p.rx * Cn;
-    const int stageLen = kTile + 2 * halo;
-    const int tileE0 = blockIdx.x * kTile;                 // ROI element of the tile start
-    const int local = threadIdx.x * kElems;                // my first element within the tile
-    const int e0 = tileE0 + local;
-    const int wholeE0 = p.roiX * Cn + tileE0 - halo;       // whole-image element of stage[0]
-    const float* tx = p.tapsXf;
+    const int wholeElems = p.wholeWidth * Cn;
+    const int tileE0 = blockIdx.x * G::kTile;                       // ROI element of the first output
+    const int E = p.roiX * Cn + tileE0 - G::kHalo + 4 * threadIdx.x; // whole-image element of my column
+    const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
 
-    float ty[2 * Ry + 1];
-#pragma unroll
-    for (int m = 0; m <= 2 * Ry; m++)
-        ty[m] = __ldg(p.tapsYf + m);
-
-    for (int y0 = blockIdx.y * kStripRows; y0 < p.height; y0 += gridDim.y * kStripRows)
+    for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
     {
-        const int rows = ::min(kStripRows, p.height - y0);
-        float ring[2 * Ry + 1][kElems];
-        for (int j = 0; j < rows + 2 * Ry; j++)
+        // Source row of input j (0 .. kRows + 2R - 1): whole-image row roiY + y0 - R + j; mapped
+        // only in strips that touch the top or bottom border.
+        const int firstRow = p.roiY + y0 - R;
+        const bool rowsInside = firstRow >= 0 && firstRow + kRows + 2 * R <= p.wholeHeight;
+        auto rowPtr = [&](int j) -> const unsigned char* {
+            int ys = firstRow + j;
+            if (!rowsInside)
+                ys = mapBorder(ys, p.wholeHeight, p.columnBorder);
+            return ys < 0 ? nullptr : p.srcWhole + static_cast<ptrdiff_t>(ys) * static_cast<ptrdiff_t>(p.srcStep);
+        };
+
+        // 1. vertical
+        if constexpr (Depth == CV_8U)
         {
-            const int srcY = mapBorder(p.roiY + y0 - Ry + j, p.wholeHeight, p.columnBorder);
-            __syncthreads();  // everyone is done with the previous row
-            if (srcY >= 0)
+            constexpr int kGroups = (kRows + 2 * R + 3) / 4;
+            uint32_t acc[kRows][4];
+#pragma unroll
+            for (int v = 0; v < kRows; v++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[v][c] = 0x4B000000u;  // float bits of 2^23: the sum below 2^16 lands in the mantissa
+#pragma unroll
+            for (int g = 0; g < kGroups; g++)
             {
-                const Src* src = reinterpret_cast<const Src*>(p.srcWhole + static_cast<size_t>(srcY) * p.srcStep);
-                for (int i = threadIdx.x; i < stageLen; i += kThreads)
+                uint32_t w[4], x[4];
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    w[i] = 4 * g + i < kRows + 2 * R ? loadWord8U(rowPtr(4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
+                transpose4x4(w, x);
+#pragma unroll
+                for (int v = 0; v < kRows; v++)
                 {
-                    const int E = wholeE0 + i;
-                    const int pixel = E >= 0 ? E / Cn : -((-E + Cn - 1) / Cn);
-                    int xs = pixel;
-                    if ((unsigned)pixel >= (unsigned)p.wholeWidth)
-                        xs = mapBorder(pixel, p.wholeWidth, p.rowBorder);
-                    stage[i] = xs < 0 ? Src(0) : src[xs * Cn + (E - pixel * Cn)];
+                    const int ph = v & 3, q = g - (v >> 2);
+                    if (q >= 0 && 4 * q - ph <= 2 * R)
+#pragma unroll
+                        for (int c = 0; c < 4; c++)
+                            acc[v][c] = __dp4a(x[c], taps.vw[ph][q], acc[v][c]);
                 }
             }
-            else
-                for (int i = threadIdx.x; i < stageLen; i += kThreads)
-                    stage[i] = Src(0);
-            __syncthreads();
-
 #pragma unroll
-            for (int m = 0; m < 2 * Ry; m++)
-#pragma unroll
-                for (int i = 0; i < kElems; i++)
-                    ring[m][i] = ring[m + 1][i];
-            float h[kElems];
-#pragma unroll
-            for (int i = 0; i < kElems; i++)
-                h[i] = 0.f;
-            for (int k = 0; k <= 2 * p.rx; k++)
+            for (int v = 0; v < kRows; v++)
             {
-                const float t = __ldg(tx + k);
-#pragma unroll
-                for (int i = 0; i < kElems; i++)
-                    h[i] += t * static_cast<float>(stage[local + i + k * Cn]);
-            }
-#pragma unroll
-            for (int i = 0; i < kElems; i++)
-                ring[2 * Ry][i] = h[i];
-
-            if (j >= 2 * Ry && e0 < elements)
-            {
-                typename T::ColAcc out[kElems];
-#pragma unroll
-                for (int i = 0; i < kElems; i++)
-                {
-                    float acc = 0.f;
-#pragma unroll
-                    for (int m = 0; m <= 2 * Ry; m++)
-                        acc += ty[m] * ring[m][i];
-                    out[i] = fromFloat<T>(acc);
-                }
-                storeResult4<T>(p, y0 + j - 2 * Ry, e0, elements, out);
+                float4 f;
+                f.x = __uint_as_float(acc[v][0]) - 8388608.0f;
+                f.y = __uint_as_float(acc[v][1]) - 8388608.0f;
+                f.z = __uint_as_float(acc[v][2]) - 8388608.0f;
+                f.w = __uint_as_float(acc[v][3]) - 8388608.0f;
+                *reinterpret_cast<float4*>(reinterpret_cast<float*>(vert) + v * G::kStride + 4 * threadIdx.x) = f;
             }
         }
+        else
+        {
+            W acc[kRows][4];
+#pragma unroll
+            for (int v = 0; v < kRows; v++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[v][c] = W(0);
+#pragma unroll
+            for (int j = 0; j < kRows + 2 * R; j++)
+            {
+                W x[4];
+                load4<Src>(rowPtr(j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+#pragma unroll
+                for (int v = 0; v < kRows; v++)
+                    if (j - v >= 0 && j - v <= 2 * R)
+#pragma unroll
+                        for (int c = 0; c < 4; c++)
+                            acc[v][c] += taps.v[j - v] * x[c];
+            }
+#pragma unroll
+            for (int v = 0; v < kRows; v++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    vert[v * G::kStride + 4 * threadIdx.x + c] = acc[v][c];
+        }
+        __syncthreads();
+
+        // 2. horizontal: item it = (chunk, row), rows fastest so a quarter warp reads 8 different
+        // rows (the row stride is kPad off a multiple of 128 bytes: no bank conflicts).
+        constexpr int kChunks = G::kTile / G::kItem;
+        for (int it = threadIdx.x; it < kChunks * kRows; it += kThreads)
+        {
+            const int v = it % kRows, chunk = it / kRows;
+            const int y = y0 + v;
+            const int e0 = tileE0 + chunk * G::kItem;
+            if (y >= p.height || e0 >= elements)
+                continue;
+            const W* base = vert + v * G::kStride + G::kHalo + chunk * G::kItem - G::kWinPad;
+            W win[G::kWin];
+#pragma unroll
+            for (int i = 0; i < G::kWin; i += 16 / static_cast<int>(sizeof(W)))
+            {
+                if (sizeof(W) == 4)
+                {
+                    const float4 f = *reinterpret_cast<const float4*>(base + i);
+                    win[i] = W(f.x); win[i + 1] = W(f.y); win[i + 2] = W(f.z); win[i + 3] = W(f.w);
+                }
+                else
+                {
+                    const double2 d = *reinterpret_cast<const double2*>(base + i);
+                    win[i] = W(d.x); win[i + 1] = W(d.y);
+                }
+            }
+            W acc[G::kItem];
+            W init = W(0);
+            if constexpr (Depth == CV_8U)
+                init = W(Output<CV_8U>::init(p.floatOutput));
+            else if (Depth == CV_16U)
+                init = W(Output<CV_16U>::init(p.floatOutput));
+#pragma unroll
+            for (int i = 0; i < G::kItem; i++)
+                acc[i] = init;
+#pragma unroll
+            for (int k = 0; k <= 2 * R; k++)
+#pragma unroll
+                for (int i = 0; i < G::kItem; i++)
+                    acc[i] += taps.h[k] * win[G::kWinPad - R * Cn + i + k * Cn];
+            storeItem<Depth, G::kItem, W>(p, y, e0, acc);
+        }
+        __syncthreads();
     }
 }
 
-template <int Depth, int Cn>
-void launchRy(const SeparablePlan& p, dim3 grid, size_t smem, cudaStream_t stream)
+template <int Depth, int Cn, int R>
+void launch(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
 {
-    switch (p.ry)
+    typedef Geometry<Depth, Cn, R> G;
+    typedef typename FusedDepth<Depth>::Work W;
+    const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
+    static std::atomic<uint64_t> optedIn{0};
+    optInSharedMemory(fusedTile<Depth, Cn, R>, smem, optedIn);
+    const long long elements = static_cast<long long>(p.width) * Cn;
+    const int strips = (p.height + G::kRows - 1) / G::kRows;
+    const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
+    fusedTile<Depth, Cn, R><<<grid, kThreads, smem, stream>>>(p, taps);
+}
+
+template <int Depth, int Cn>
+void launchR(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
+{
+    switch (taps.r)
     {
-    case 1: fusedStrip<Depth, Cn, 1><<<grid, kThreads, smem, stream>>>(p); break;
-    case 2: fusedStrip<Depth, Cn, 2><<<grid, kThreads, smem, stream>>>(p); break;
-    case 3: fusedStrip<Depth, Cn, 3><<<grid, kThreads, smem, stream>>>(p); break;
-    case 4: fusedStrip<Depth, Cn, 4><<<grid, kThreads, smem, stream>>>(p); break;
-    case 5: fusedStrip<Depth, Cn, 5><<<grid, kThreads, smem, stream>>>(p); break;
-    case 6: fusedStrip<Depth, Cn, 6><<<grid, kThreads, smem, stream>>>(p); break;
-    case 7: fusedStrip<Depth, Cn, 7><<<grid, kThreads, smem, stream>>>(p); break;
-    case 8: fusedStrip<Depth, Cn, 8><<<grid, kThreads, smem, stream>>>(p); break;
-    default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= ry <= %d, got %d", kMaxRy, p.ry));
+    case 1: launch<Depth, Cn, 1>(p, taps, stream); break;
+    case 2: launch<Depth, Cn, 2>(p, taps, stream); break;
+    case 3: launch<Depth, Cn, 3>(p, taps, stream); break;
+    case 4: launch<Depth, Cn, 4>(p, taps, stream); break;
+    case 5: launch<Depth, Cn, 5>(p, taps, stream); break;
+    case 6: launch<Depth, Cn, 6>(p, taps, stream); break;
+    case 7: launch<Depth, Cn, 7>(p, taps, stream); break;
+    case 8: launch<Depth, Cn, 8>(p, taps, stream); break;
+    default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= radius <= %d, got %d", FusedTapsF::kMaxR, taps.r));
     }
 }
 
 template <int Depth>
-void runDepth(const SeparablePlan& p, cudaStream_t stream)
+void runDepth(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
 {
-    typedef typename Traits<Depth>::Src Src;
-    const size_t smem = static_cast<size_t>(kTile + 2 * p.rx * p.channels) * sizeof(Src);
-    const int elements = p.width * p.channels;
-    const int strips = (p.height + kStripRows - 1) / kStripRows;
-    const dim3 grid((elements + kTile - 1) / kTile, ::min(strips, 65535));
     (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
     switch (p.channels)
     {
-    case 1: launchRy<Depth, 1>(p, grid, smem, stream); break;
-    case 2: launchRy<Depth, 2>(p, grid, smem, stream); break;
-    case 3: launchRy<Depth, 3>(p, grid, smem, stream); break;
-    case 4: launchRy<Depth, 4>(p, grid, smem, stream); break;
+    case 1: launchR<Depth, 1>(p, taps, stream); break;
+    case 2: launchR<Depth, 2>(p, taps, stream); break;
+    case 3: launchR<Depth, 3>(p, taps, stream); break;
+    case 4: launchR<Depth, 4>(p, taps, stream); break;
     default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", p.channels));
     }
     CUDAIMAGE_CHECK(cudaGetLastError());
 }
 
-} // namespace
-
-bool fusedApplies(int depth, int channels, int rx, int ry)
+// Zero-padded copy of 2r+1 taps centred in 2R+1 slots.
+template <class T, class U>
+void centred(const std::vector<U>& in, double scale, int R, T* out)
 {
-    if (depth != CV_8U && depth != CV_16S && depth != CV_32F)
-        return false;
-    const size_t elem = depth == CV_8U ? 1 : depth == CV_16S ? 2 : 4;
-    return ry >= 1 && ry <= kMaxRy && static_cast<size_t>(kTile + 2 * rx * channels) * elem <= kMaxStage;
+    const int r = static_cast<int>(in.size()) / 2;
+    for (int k = 0; k <= 2 * FusedTapsF::kMaxR; k++)
+        out[k] = T(0);
+    for (int m = 0; m <= 2 * r; m++)
+        out[R - r + m] = static_cast<T>(static_cast<double>(in[m]) * scale);
 }
 
-void runFused(const SeparablePlan& p, cudaStream_t stream)
+} // namespace
+
+FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
 {
-    CV_Assert(fusedApplies(p.depth, p.channels, p.rx, p.ry) && p.tapsXf && p.tapsYf);
+    FusedTaps t;
+    const int rx = static_cast<int>(x.real.size()) / 2, ry = static_cast<int>(y.real.size()) / 2;
+    const int R = std::max(rx, ry);
+    t.r = R;
+    t.f.r = t.d.r = R;
+    if (R < 1 || R > FusedTapsF::kMaxR)
+        return t; // not applicable (fusedApplies says no)
+    t.valid = true;
+    if (depth == CV_8U)
+    {
+        // Vertical: DP4A words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
+        std::vector<uint32_t> ty(2 * R + 1, 0);
+        for (int m = 0; m <= 2 * ry; m++)
+            ty[R - ry + m] = y.fixed[m];
+        for (uint32_t v : ty)
+            if (v > 255)
+                t.valid = false; // a 1-tap (or degenerate) vertical kernel: taps of 256 do not fit a byte
+        for (int ph = 0; ph < 4; ph++)
+            for (int q = 0; q < FusedTapsF::kWords; q++)
+            {
+                uint32_t w = 0;
+                for (int b = 0; b < 4; b++)
+                {
+                    const int k = 4 * q + b - ph;
+                    if (k >= 0 && k <= 2 * R)
+                        w |= (ty[k] & 0xffu) << (8 * b);
+                }
+                t.f.vw[ph][q] = w;
+            }
+        centred(x.fixed, 1.0 / 65536.0, R, t.f.h);
+        centred(y.fixed, 1.0, R, t.f.v);
+    }
+    else if (depth == CV_16U)
+    {
+        centred(x.fixed, 1.0 / 4294967296.0, R, t.d.h);
+        centred(y.fixed, 1.0, R, t.d.v);
+    }
+    else if (depth == CV_64F)
+    {
+        centred(x.real, 1.0, R, t.d.h);
+        centred(y.real, 1.0, R, t.d.v);
+    }
+    else // 16S, 32F: the CPU's float taps
+    {
+        std::vector<float> fx(x.real.begin(), x.real.end()), fy(y.real.begin(), y.real.end());
+        centred(fx, 1.0, R, t.f.h);
+        centred(fy, 1.0, R, t.f.v);
+    }
+    return t;
+}
+
+bool fusedApplies(int depth, int channels, const FusedTaps& taps)
+{
+    (void)depth;
+    return taps.valid && channels >= 1 && channels <= 4;
+}
+
+void runFused(const SeparablePlan& p, const FusedTaps& taps, cudaStream_t stream)
+{
+    CV_Assert(fusedApplies(p.depth, p.channels, taps));
     switch (p.depth)
     {
-    case CV_8U:  runDepth<CV_8U>(p, stream); break;
-    case CV_16S: runDepth<CV_16S>(p, stream); break;
-    case CV_32F: runDepth<CV_32F>(p, stream); break;
+    case CV_8U:  runDepth<CV_8U>(p, taps.f, stream); break;
+    case CV_16U: runDepth<CV_16U>(p, taps.d, stream); break;
+    case CV_16S: runDepth<CV_16S>(p, taps.f, stream); break;
+    case CV_32F: runDepth<CV_32F>(p, taps.f, stream); break;
+    case CV_64F: runDepth<CV_64F>(p, taps.d, stream); break;
     default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: no fused path for depth %d", p.depth));
     }
 }

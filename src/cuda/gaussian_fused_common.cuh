@@ -1,0 +1,230 @@
+// Device helpers shared by the fused Gaussian kernels (gaussian_fused.cu: radius <= 8 as a template
+// parameter; gaussian_fused_large.cu: larger radii at run time): per-depth types, vector loads of
+// four source elements with border mapping at the image edges, the 4x4 byte transpose for DP4A,
+// and the stores of one item of consecutive outputs (exact 8U/16U rounding).
+#ifndef CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
+#define CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
+
+#include <atomic>
+#include <cstdint>
+#include "opencv2/core/base.hpp"
+#include "../cuda_check.hpp"
+#include "../gaussian_launch.hpp"
+#include "border.hpp"
+
+namespace cv { namespace cuda { namespace gaussian { namespace fused {
+
+
+constexpr int kThreads = 256;
+constexpr int kCols = 4 * kThreads;   // vertical results per block row, halo included
+constexpr int kPad = 4;               // floats/doubles after each shared row (conflict-free LDS.128)
+constexpr int kMaxGridY = 65535;
+
+constexpr int roundUp(int v, int m) { return (v + m - 1) / m * m; }
+
+template <int Depth> struct FusedDepth;
+template <> struct FusedDepth<CV_8U>  { typedef uint8_t Src;  typedef float Work;  static constexpr int kRows = 16; };
+template <> struct FusedDepth<CV_16S> { typedef int16_t Src;  typedef float Work;  static constexpr int kRows = 16; };
+template <> struct FusedDepth<CV_32F> { typedef float Src;    typedef float Work;  static constexpr int kRows = 16; };
+template <> struct FusedDepth<CV_16U> { typedef uint16_t Src; typedef double Work; static constexpr int kRows = 8; };
+template <> struct FusedDepth<CV_64F> { typedef double Src;   typedef double Work; static constexpr int kRows = 8; };
+
+template <class W> struct TapsFor;
+template <> struct TapsFor<float>  { typedef FusedTapsF type; };
+template <> struct TapsFor<double> { typedef FusedTapsD type; };
+
+// ---- loads of 4 consecutive elements of one source row (whole-image element E..E+3) ----------
+
+template <class Src>
+__device__ __forceinline__ Src elementAt(const Src* row, int e, int Cn, int wholeWidth, int border)
+{
+    const int x = e >= 0 ? e / Cn : -((-e + Cn - 1) / Cn);
+    int xs = x;
+    if ((unsigned)x >= (unsigned)wholeWidth)
+        xs = mapBorder(x, wholeWidth, border);
+    return xs < 0 ? Src(0) : row[xs * Cn + (e - x * Cn)];
+}
+
+// Four bytes as one word (byte i = element E+i).
+__device__ __forceinline__ uint32_t loadWord8U(const unsigned char* row, int E, bool vec, int Cn, int wholeWidth, int border)
+{
+    if (!row)
+        return 0;
+    if (vec)
+        return __ldg(reinterpret_cast<const uint32_t*>(row + E));
+    uint32_t w = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        w |= static_cast<uint32_t>(elementAt(row, E + i, Cn, wholeWidth, border)) << (8 * i);
+    return w;
+}
+
+template <class Src, class W>
+__device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool vec, int Cn, int wholeWidth, int border, W (&x)[4])
+{
+    const Src* row = reinterpret_cast<const Src*>(rowBytes);
+    if (!row)
+    {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            x[i] = W(0);
+        return;
+    }
+    if (vec)
+    {
+        if (sizeof(Src) == 8)
+        {
+            const double2 a = __ldg(reinterpret_cast<const double2*>(row + E));
+            const double2 b = __ldg(reinterpret_cast<const double2*>(row + E) + 1);
+            x[0] = W(a.x); x[1] = W(a.y); x[2] = W(b.x); x[3] = W(b.y);
+        }
+        else if (sizeof(Src) == 4)
+        {
+            const float4 a = __ldg(reinterpret_cast<const float4*>(row + E));
+            x[0] = W(a.x); x[1] = W(a.y); x[2] = W(a.z); x[3] = W(a.w);
+        }
+        else
+        {
+            const uint2 a = __ldg(reinterpret_cast<const uint2*>(row + E));
+            Src s[4];
+            memcpy(s, &a, sizeof(a));
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                x[i] = W(s[i]);
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        x[i] = W(elementAt(row, E + i, Cn, wholeWidth, border));
+}
+
+// 4x4 byte transpose: in w[r] byte c = row r, column c; out x[c] byte r = row r, column c.
+__device__ __forceinline__ void transpose4x4(const uint32_t (&w)[4], uint32_t (&x)[4])
+{
+    const uint32_t t0 = __byte_perm(w[0], w[1], 0x5140), t1 = __byte_perm(w[0], w[1], 0x7362);
+    const uint32_t t2 = __byte_perm(w[2], w[3], 0x5140), t3 = __byte_perm(w[2], w[3], 0x7362);
+    x[0] = __byte_perm(t0, t2, 0x5410);
+    x[1] = __byte_perm(t0, t2, 0x7632);
+    x[2] = __byte_perm(t1, t3, 0x5410);
+    x[3] = __byte_perm(t1, t3, 0x7632);
+}
+
+// ---- stores of one item (kItem consecutive outputs of one row) --------------------------------
+
+template <int Depth> struct Output;
+template <> struct Output<CV_8U>
+{
+    // acc = s * 2^-16 (+ 0.5 for rounding) in [0, 256): 2^23 + floor(acc) by a round-down add.
+    __device__ static uint32_t byteOf(float acc) { return __float_as_uint(__fadd_rd(acc, 8388608.0f)); }
+    __device__ static float init(bool floatOut) { return floatOut ? 0.f : 0.5f; }
+};
+template <> struct Output<CV_16U>
+{
+    __device__ static double init(bool floatOut) { return floatOut ? 0.0 : 0.5; }
+};
+
+template <int Depth, int N, class W>
+__device__ __forceinline__ void storeItem(const SeparablePlan& p, int y, int e0, const W (&acc)[N])
+{
+    typedef typename FusedDepth<Depth>::Src Src;
+    const int elements = p.width * p.channels;
+    unsigned char* rowBytes = p.dst + static_cast<size_t>(y) * p.dstStep;
+    const bool full = e0 + N <= elements;
+    if (p.floatOutput)
+    {
+        float* out = reinterpret_cast<float*>(rowBytes) + e0;
+        if (full && p.dstAligned16)
+        {
+#pragma unroll
+            for (int i = 0; i < N; i += 4)
+                *reinterpret_cast<float4*>(out + i) = make_float4(float(acc[i]), float(acc[i + 1]), float(acc[i + 2]), float(acc[i + 3]));
+        }
+        else
+            for (int i = 0; i < N && e0 + i < elements; i++)
+                out[i] = float(acc[i]);
+        return;
+    }
+    Src v[N];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+    {
+        if constexpr (Depth == CV_8U)
+            v[i] = static_cast<Src>(Output<CV_8U>::byteOf(static_cast<float>(acc[i])) & 0xff);
+        else if (Depth == CV_16U)
+            v[i] = static_cast<Src>(__double2uint_rd(static_cast<double>(acc[i])));
+        else if (Depth == CV_16S)
+            v[i] = static_cast<Src>(::max(-32768, ::min(32767, __float2int_rn(static_cast<float>(acc[i])))));
+        else
+            v[i] = static_cast<Src>(acc[i]);
+    }
+    Src* out = reinterpret_cast<Src*>(rowBytes) + e0;
+    if (full && p.dstAligned16)
+    {
+        static_assert((N * sizeof(Src)) % 16 == 0, "items are whole 16-byte vectors");
+#pragma unroll
+        for (int i = 0; i < N; i += 16 / sizeof(Src))
+        {
+            uint4 q;
+            memcpy(&q, &v[i], 16);
+            *reinterpret_cast<uint4*>(out + i) = q;
+        }
+    }
+    else
+        for (int i = 0; i < N && e0 + i < elements; i++)
+            out[i] = v[i];
+}
+
+// 8U: pack the low bytes of four round-down sums into one word (3 PRMT), then 16-byte stores.
+template <>
+__device__ __forceinline__ void storeItem<CV_8U, 16, float>(const SeparablePlan& p, int y, int e0, const float (&acc)[16])
+{
+    const int elements = p.width * p.channels;
+    unsigned char* rowBytes = p.dst + static_cast<size_t>(y) * p.dstStep;
+    if (p.floatOutput)
+    {
+        float* out = reinterpret_cast<float*>(rowBytes) + e0;
+        if (e0 + 16 <= elements && p.dstAligned16)
+        {
+#pragma unroll
+            for (int i = 0; i < 16; i += 4)
+                *reinterpret_cast<float4*>(out + i) = make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
+        }
+        else
+            for (int i = 0; i < 16 && e0 + i < elements; i++)
+                out[i] = acc[i];
+        return;
+    }
+    uint32_t word[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+    {
+        const uint32_t b0 = Output<CV_8U>::byteOf(acc[4 * q]), b1 = Output<CV_8U>::byteOf(acc[4 * q + 1]);
+        const uint32_t b2 = Output<CV_8U>::byteOf(acc[4 * q + 2]), b3 = Output<CV_8U>::byteOf(acc[4 * q + 3]);
+        word[q] = __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+    }
+    uint8_t* out = rowBytes + e0;
+    if (e0 + 16 <= elements && p.dstAligned16)
+        *reinterpret_cast<uint4*>(out) = make_uint4(word[0], word[1], word[2], word[3]);
+    else
+        for (int i = 0; i < 16 && e0 + i < elements; i++)
+            out[i] = static_cast<uint8_t>(word[i / 4] >> (8 * (i % 4)));
+}
+
+// More than 48 KB of dynamic shared memory needs an opt-in per kernel and device (once each; `mask`
+// is the kernel's own set of devices done).
+template <class Kernel>
+void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
+{
+    int device = 0;
+    CUDAIMAGE_CHECK(cudaGetDevice(&device));
+    const uint64_t bit = uint64_t(1) << (device & 63);
+    if (mask.load(std::memory_order_relaxed) & bit)
+        return;
+    CUDAIMAGE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    mask.fetch_or(bit);
+}
+
+}}}} // namespace cv::cuda::gaussian::fused
+
+#endif

@@ -1,0 +1,366 @@
+// Fused Gaussian blur for larger radii (FusedLargeTapsT::kMinR..kMaxR, i.e. sigma ~3 to ~42 at 8U):
+// the structure of gaussian_fused.cu (vertical pass first from registers, horizontal pass from
+// shared memory, one kernel, no scratch image) with the radius a run-time value, so one kernel per
+// depth and channel count serves every radius:
+//
+//   vertical: a thread owns 4 elements x kRows output rows; the input rows stream through it. 8U
+//     takes them 4 at a time (4x4 byte transpose, then DP4A against tap words vw[g - a + 3][ph],
+//     kept in a 4-entry register ring unrolled by 4); the other depths take one row at a time,
+//     tap j - v for output row v read from the zero-padded parameter array.
+//   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
+//     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
+//     chunk, unrolled so that every ring index is a constant (no moves).
+//
+// Taps are one __grid_constant__ parameter (no copy; run-time indices are uniform constant loads).
+// Zero taps pad the ends: `lead` in front of the horizontal taps makes every window start a
+// multiple of 4 elements, and the halo covers the padded extent, so every shared element read was
+// written by the vertical pass. Arithmetic and exactness as gaussian_fused.cu.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+#include "opencv2/core/base.hpp"
+#include "opencv2/core/utility.hpp"
+#include "../cuda_check.hpp"
+#include "../gaussian_launch.hpp"
+#include "border.hpp"
+#include "gaussian_fused_common.cuh"
+
+namespace cv { namespace cuda { namespace gaussian {
+namespace {
+
+using namespace fused;
+
+template <class W> struct LargeTapsFor;
+template <> struct LargeTapsFor<float>  { typedef FusedLargeTapsT<float> type; };
+template <> struct LargeTapsFor<double> { typedef FusedLargeTapsT<double> type; };
+
+constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
+
+template <int Depth, int Cn>
+struct LargeGeometry
+{
+    typedef typename FusedDepth<Depth>::Work W;
+    static constexpr int kRows = FusedDepth<Depth>::kRows;
+    static constexpr int kItem = sizeof(typename FusedDepth<Depth>::Src) == 1 ? 16 : 8;
+    static constexpr int kStride = kCols + kPad;
+    static constexpr int kRing = kItem + 4 * Cn;                  // window elements held per chunk
+    static constexpr int kUnroll = kRing / gcd(kRing, 4 * Cn);    // chunks until the ring repeats
+    static constexpr int kVec = 16 / static_cast<int>(sizeof(W)); // elements per 16-byte shared load
+    static_assert(kRing % kVec == 0 && (4 * Cn) % kVec == 0, "ring loads are whole vectors");
+    static_assert(kRows <= FusedLargeTapsT<W>::kRows, "tap ring");
+    // Halo (elements each side): covers the padded tap extent (lead + 2r + 1 + trailing zeros).
+    __host__ __device__ static int halo(int r) { return roundUp((r + 4) * Cn, 8); }
+};
+
+template <class W>
+__device__ __forceinline__ void loadVec(const W* s, W* out)
+{
+    if (sizeof(W) == 4)
+    {
+        const float4 f = *reinterpret_cast<const float4*>(s);
+        out[0] = W(f.x); out[1] = W(f.y); out[2] = W(f.z); out[3] = W(f.w);
+    }
+    else
+    {
+        const double2 d = *reinterpret_cast<const double2*>(s);
+        out[0] = W(d.x); out[1] = W(d.y);
+    }
+}
+
+template <int Depth, int Cn>
+__global__ void __launch_bounds__(kThreads, 2)
+fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type taps)
+{
+    typedef FusedDepth<Depth> D;
+    typedef typename D::Src Src;
+    typedef typename D::Work W;
+    typedef LargeGeometry<Depth, Cn> G;
+    constexpr int kRows = G::kRows;
+    extern __shared__ __align__(16) unsigned char smemBytes[];
+    W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
+
+    const int R = taps.r;
+    const int halo = G::halo(R);
+    const int tile = kCols - 2 * halo;              // output elements per block (a multiple of 16)
+    const int elements = p.width * Cn;
+    const int wholeElems = p.wholeWidth * Cn;
+    const int tileE0 = blockIdx.x * tile;
+    const int E = p.roiX * Cn + tileE0 - halo + 4 * threadIdx.x;
+    const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
+
+    for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
+    {
+        const int firstRow = p.roiY + y0 - R;
+        const int rowsRead = roundUp(kRows + 2 * R, 4);
+        const bool rowsInside = firstRow >= 0 && firstRow + rowsRead <= p.wholeHeight;
+        auto rowPtr = [&](int j) -> const unsigned char* {
+            int ys = firstRow + j;
+            if (!rowsInside)
+                ys = mapBorder(ys, p.wholeHeight, p.columnBorder);
+            return ys < 0 ? nullptr : p.srcWhole + static_cast<ptrdiff_t>(ys) * static_cast<ptrdiff_t>(p.srcStep);
+        };
+
+        // 1. vertical
+        if constexpr (Depth == CV_8U)
+        {
+            const int groups = rowsRead / 4;
+            uint32_t acc[kRows][4];
+#pragma unroll
+            for (int v = 0; v < kRows; v++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[v][c] = 0x4B000000u;
+            // ring[(g - a) & 3] = vw[g - a + 3]: the words of output rows 4a..4a+3 for group g.
+            uint4 ring[4];
+#pragma unroll
+            for (int a = 1; a < 4; a++)
+                ring[(4 - a) & 3] = *reinterpret_cast<const uint4*>(taps.vw[3 - a]);
+            for (int g0 = 0; g0 < groups; g0 += 4)
+            {
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                {
+                    const int g = g0 + u;
+                    if (g >= groups)
+                        break;
+                    ring[u] = *reinterpret_cast<const uint4*>(taps.vw[g + 3]);
+                    uint32_t w[4], x[4];
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+                        w[i] = loadWord8U(rowPtr(4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
+                    transpose4x4(w, x);
+#pragma unroll
+                    for (int a = 0; a < kRows / 4; a++)
+                    {
+                        const uint4 t = ring[(u - a) & 3];
+                        const uint32_t tw[4] = {t.x, t.y, t.z, t.w};
+#pragma unroll
+                        for (int ph = 0; ph < 4; ph++)
+#pragma unroll
+                            for (int c = 0; c < 4; c++)
+                                acc[4 * a + ph][c] = __dp4a(x[c], tw[ph], acc[4 * a + ph][c]);
+                    }
+                }
+            }
+#pragma unroll
+            for (int v = 0; v < kRows; v++)
+            {
+                float4 f;
+                f.x = __uint_as_float(acc[v][0]) - 8388608.0f;
+                f.y = __uint_as_float(acc[v][1]) - 8388608.0f;
+                f.z = __uint_as_float(acc[v][2]) - 8388608.0f;
+                f.w = __uint_as_float(acc[v][3]) - 8388608.0f;
+                *reinterpret_cast<float4*>(reinterpret_cast<float*>(vert) + v * G::kStride + 4 * threadIdx.x) = f;
+            }
+        }
+        else
+        {
+            const int rows = kRows + 2 * R;
+            W acc[kRows][4];
+#pragma unroll
+            for (int v = 0; v < kRows; v++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[v][c] = W(0);
+            // taps.v[kRows + k] = tap k, zero for k < 0 and k > 2R: row j meets output row v at tap j - v.
+            const W* tv = taps.v + FusedLargeTapsT<W>::kRows;
+            for (int j = 0; j < rows; j++)
+            {
+                W x[4];
+                load4<Src>(rowPtr(j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+#pragma unroll
+                for (int v = 0; v < kRows; v++)
+                {
+                    const W t = tv[j - v];
+#pragma unroll
+                    for (int c = 0; c < 4; c++)
+                        acc[v][c] += t * x[c];
+                }
+            }
+#pragma unroll
+            for (int v = 0; v < kRows; v++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    vert[v * G::kStride + 4 * threadIdx.x + c] = acc[v][c];
+        }
+        __syncthreads();
+
+        // 2. horizontal (item order as gaussian_fused.cu: rows fastest)
+        const int chunks = tile / G::kItem;
+        const int tapChunks = taps.nh / 4;
+        const int windowStart = halo - (R + taps.lead) * Cn;   // shared column of window element 0 for chunk 0
+        for (int it = threadIdx.x; it < chunks * kRows; it += kThreads)
+        {
+            const int v = it % kRows, chunk = it / kRows;
+            const int y = y0 + v;
+            const int e0 = tileE0 + chunk * G::kItem;
+            if (y >= p.height || e0 >= elements)
+                continue;
+            const W* base = vert + v * G::kStride + windowStart + chunk * G::kItem;
+            W ring[G::kRing];
+#pragma unroll
+            for (int m = 0; m < G::kRing; m += G::kVec)
+                loadVec(base + m, ring + m);
+            W acc[G::kItem];
+            W init = W(0);
+            if (Depth == CV_8U)
+                init = W(Output<CV_8U>::init(p.floatOutput));
+            else if (Depth == CV_16U)
+                init = W(Output<CV_16U>::init(p.floatOutput));
+#pragma unroll
+            for (int i = 0; i < G::kItem; i++)
+                acc[i] = init;
+            for (int c0 = 0; c0 < tapChunks; c0 += G::kUnroll)
+            {
+#pragma unroll
+                for (int u = 0; u < G::kUnroll; u++)
+                {
+                    const int c = c0 + u;
+                    if (c >= tapChunks)
+                        break;
+                    // Chunk c reads window elements [4cCn, 4cCn + kRing); the ring slot of element f
+                    // is f % kRing. All but the first chunk first load their 4*Cn new elements.
+                    if (c > 0)
+                    {
+#pragma unroll
+                        for (int m = 0; m < 4 * Cn; m += G::kVec)
+                        {
+                            W tmp[G::kVec];
+                            loadVec(base + G::kRing + 4 * (c - 1) * Cn + m, tmp);
+#pragma unroll
+                            for (int q = 0; q < G::kVec; q++)
+                                ring[(4 * ((u + G::kUnroll - 1) % G::kUnroll) * Cn + G::kRing + m + q) % G::kRing] = tmp[q];
+                        }
+                    }
+                    W t[4];
+                    loadVec(taps.h + 4 * c, t);
+                    if (sizeof(W) == 8)
+                        loadVec(taps.h + 4 * c + 2, t + 2);
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+#pragma unroll
+                        for (int i = 0; i < G::kItem; i++)
+                            acc[i] += t[k] * ring[(4 * u * Cn + i + k * Cn) % G::kRing];
+                }
+            }
+            storeItem<Depth, G::kItem, W>(p, y, e0, acc);
+        }
+        __syncthreads();
+    }
+}
+
+template <int Depth, int Cn>
+void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
+{
+    typedef LargeGeometry<Depth, Cn> G;
+    typedef typename FusedDepth<Depth>::Work W;
+    const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
+    static std::atomic<uint64_t> optedIn{0};
+    optInSharedMemory(fusedLargeTile<Depth, Cn>, smem, optedIn);
+    const int tile = kCols - 2 * G::halo(taps.r);
+    CV_Assert(tile >= G::kItem);
+    const long long elements = static_cast<long long>(p.width) * Cn;
+    const int strips = (p.height + G::kRows - 1) / G::kRows;
+    const dim3 grid(static_cast<unsigned>((elements + tile - 1) / tile), ::min(strips, kMaxGridY));
+    fusedLargeTile<Depth, Cn><<<grid, kThreads, smem, stream>>>(p, taps);
+}
+
+template <int Depth>
+void runLargeDepth(const SeparablePlan& p, const typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
+{
+    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
+    switch (p.channels)
+    {
+    case 1: launchLarge<Depth, 1>(p, taps, stream); break;
+    case 2: launchLarge<Depth, 2>(p, taps, stream); break;
+    case 3: launchLarge<Depth, 3>(p, taps, stream); break;
+    case 4: launchLarge<Depth, 4>(p, taps, stream); break;
+    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", p.channels));
+    }
+    CUDAIMAGE_CHECK(cudaGetLastError());
+}
+
+// Zero taps in front so that (r + lead) * channels is a multiple of 4.
+int leadFor(int r, int channels)
+{
+    int lead = 0;
+    while (((r + lead) * channels) % 4 != 0)
+        lead++;
+    return lead;
+}
+
+template <class W, class U>
+void fillLarge(FusedLargeTapsT<W>& t, int R, int lead, const std::vector<U>& x, double xScale, const std::vector<U>& y, double yScale)
+{
+    t.r = R;
+    t.lead = lead;
+    t.nh = roundUp(lead + 2 * R + 1, 4);
+    const int rx = static_cast<int>(x.size()) / 2, ry = static_cast<int>(y.size()) / 2;
+    for (int m = 0; m <= 2 * rx; m++)
+        t.h[lead + R - rx + m] = static_cast<W>(static_cast<double>(x[m]) * xScale);
+    for (int m = 0; m <= 2 * ry; m++)
+        t.v[FusedLargeTapsT<W>::kRows + R - ry + m] = static_cast<W>(static_cast<double>(y[m]) * yScale);
+}
+
+} // namespace
+
+FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, const Taps1D& y)
+{
+    FusedLargeTaps t;
+    const int rx = static_cast<int>(x.real.size()) / 2, ry = static_cast<int>(y.real.size()) / 2;
+    const int R = std::max(rx, ry);
+    if (R < FusedLargeTapsT<float>::kMinR || R > FusedLargeTapsT<float>::kMaxR || channels < 1 || channels > 4)
+        return t;
+    const int lead = leadFor(R, channels);
+    t.valid = true;
+    if (depth == CV_8U)
+    {
+        fillLarge(t.f, R, lead, x.fixed, 1.0 / 65536.0, y.fixed, 1.0);
+        std::vector<uint32_t> ty(2 * R + 1, 0);
+        for (int m = 0; m <= 2 * ry; m++)
+            ty[R - ry + m] = y.fixed[m];
+        for (uint32_t v : ty)
+            if (v > 255)
+                t.valid = false;
+        for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
+            for (int ph = 0; ph < 4; ph++)
+            {
+                const int q = row - 3;
+                uint32_t w = 0;
+                for (int b = 0; b < 4; b++)
+                {
+                    const int k = 4 * q + b - ph;
+                    if (k >= 0 && k <= 2 * R)
+                        w |= (ty[k] & 0xffu) << (8 * b);
+                }
+                t.f.vw[row][ph] = w;
+            }
+    }
+    else if (depth == CV_16U)
+        fillLarge(t.d, R, lead, x.fixed, 1.0 / 4294967296.0, y.fixed, 1.0);
+    else if (depth == CV_64F)
+        fillLarge(t.d, R, lead, x.real, 1.0, y.real, 1.0);
+    else
+    {
+        std::vector<float> fx(x.real.begin(), x.real.end()), fy(y.real.begin(), y.real.end());
+        fillLarge(t.f, R, lead, fx, 1.0, fy, 1.0);
+    }
+    return t;
+}
+
+void runFusedLarge(const SeparablePlan& p, const FusedLargeTaps& taps, cudaStream_t stream)
+{
+    CV_Assert(taps.valid);
+    switch (p.depth)
+    {
+    case CV_8U:  runLargeDepth<CV_8U>(p, taps.f, stream); break;
+    case CV_16U: runLargeDepth<CV_16U>(p, taps.d, stream); break;
+    case CV_16S: runLargeDepth<CV_16S>(p, taps.f, stream); break;
+    case CV_32F: runLargeDepth<CV_32F>(p, taps.f, stream); break;
+    case CV_64F: runLargeDepth<CV_64F>(p, taps.d, stream); break;
+    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: no fused path for depth %d", p.depth));
+    }
+}
+
+}}} // namespace cv::cuda::gaussian
