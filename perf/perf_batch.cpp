@@ -6,8 +6,10 @@
 //   opencv_perf_cudaimage --gtest_filter='BatchPerf*'
 //
 //  - BatchPerf_Scaling.gaussian_4K_8UC3: images per second on one GPU and on every GPU of the machine,
-//    and the ratio (goal: >= 1.8 on 2 GPUs), one line:
-//      [ BATCH    ] 4K 8UC3 sigma 2, 64 frames, median of 5 batches: 1 GPU: ... images/s (... GB/s host<->device); 2 GPUs: ...; ratio 1.9x
+//    and the ratio (goal: >= 1.8 on 2 GPUs), one line for ordinary (pageable) frames and results,
+//    the usual case, and one for page-locked ones (no staging copies: the GPUs and links alone):
+//      [ BATCH    ] 4K 8UC3 sigma 2, 64 pageable frames, median of 5 batches: 1 GPU: ... images/s
+//      (... GB/s host<->device; images per device: 64); 2 GPUs: ...; ratio ...x on 2 GPUs (goal >= 1.8x on 2)
 //    CUDAIMAGE_BATCH_FRAMES (default 64) and CUDAIMAGE_BATCH_RUNS (default 5) change the batch.
 //  - BatchPerf.processBatch/<devices>: the same batch timed by OpenCV's harness, on the first device
 //    only (1) and on every device (0), for the usual perf report.
@@ -37,8 +39,8 @@ cuda::FilterFactory blurFactory()
 }
 
 // n frames of random data, each in its own memory (8 distinct patterns, copied: filling 1.6 GB
-// with random numbers would take longer than the benchmark).
-std::vector<Mat> randomFrames(int n)
+// with random numbers would take longer than the benchmark); page-locked with `pinned`.
+std::vector<Mat> randomFrames(int n, bool pinned = false)
 {
     RNG rng(20261202);
     std::vector<Mat> patterns(8);
@@ -49,7 +51,11 @@ std::vector<Mat> randomFrames(int n)
     }
     std::vector<Mat> frames(n);
     for (int i = 0; i < n; ++i)
+    {
+        if (pinned)
+            frames[i].allocator = cuda::HostMem::getAllocator(cuda::HostMem::PAGE_LOCKED);
         patterns[i % patterns.size()].copyTo(frames[i]);
+    }
     return frames;
 }
 
@@ -63,7 +69,7 @@ Mat cpuBlur(const Mat& src)
 // Median wall time of `runs` batches (process() returns when every result is on the host).
 double medianSeconds(cuda::BatchProcessor& p, const std::vector<Mat>& frames, std::vector<Mat>& results, int runs)
 {
-    p.process(frames, results);   // warm-up: staging and device buffers, taps
+    p.process(frames, results);   // warm-up: staging and device buffers, taps, results
     std::vector<double> t;
     for (int r = 0; r < runs; ++r)
     {
@@ -75,13 +81,14 @@ double medianSeconds(cuda::BatchProcessor& p, const std::vector<Mat>& frames, st
     return t[t.size() / 2];
 }
 
-TEST(BatchPerf_Scaling, gaussian_4K_8UC3)
+// One line: images/s on the current device alone and on every device, and the ratio.
+// pinned: frames and results in page-locked memory (no staging copies: what the GPUs and the
+// PCIe links sustain); otherwise ordinary memory (the usual case: host copies included).
+void scaling(bool pinned)
 {
     const int nDevices = cuda::getCudaEnabledDeviceCount();
-    if (nDevices <= 0)
-        throw SkipTestException("needs a CUDA device");
     const int nFrames = envInt("CUDAIMAGE_BATCH_FRAMES", 64), runs = envInt("CUDAIMAGE_BATCH_RUNS", 5);
-    const std::vector<Mat> frames = randomFrames(nFrames);
+    const std::vector<Mat> frames = randomFrames(nFrames, pinned);
     const double bytesPerImage = 2.0 * kFrame.area() * CV_ELEM_SIZE(kType);   // up and down
 
     struct Result { int gpus; double imagesPerSecond; std::vector<int> perDevice; };
@@ -89,7 +96,13 @@ TEST(BatchPerf_Scaling, gaussian_4K_8UC3)
     for (const std::vector<int>& devices : { std::vector<int>{cuda::getDevice()}, std::vector<int>() })
     {
         Ptr<cuda::BatchProcessor> p = cuda::BatchProcessor::create(blurFactory(), devices);
-        std::vector<Mat> results;
+        std::vector<Mat> results(nFrames);
+        if (pinned)
+            for (Mat& r : results)
+            {
+                r.allocator = cuda::HostMem::getAllocator(cuda::HostMem::PAGE_LOCKED);
+                r.create(kFrame, kType);
+            }
         const double sec = medianSeconds(*p, frames, results, runs);
         // The results are the blur of their own frame, in order.
         for (int i : { 0, nFrames - 1 })
@@ -101,8 +114,8 @@ TEST(BatchPerf_Scaling, gaussian_4K_8UC3)
     const Result& one = measured.front();
     const Result& all = measured.back();
     std::ostringstream line;
-    line << "[ BATCH    ] 4K 8UC3 sigma " << kSigma << ", " << nFrames << " frames, median of " << runs
-         << " batches: ";
+    line << "[ BATCH    ] 4K 8UC3 sigma " << kSigma << ", " << nFrames << (pinned ? " page-locked" : " pageable")
+         << " frames, median of " << runs << " batches: ";
     for (const Result& r : measured)
     {
         line << r.gpus << (r.gpus == 1 ? " GPU: " : " GPUs: ") << cv::format("%.1f", r.imagesPerSecond)
@@ -115,9 +128,18 @@ TEST(BatchPerf_Scaling, gaussian_4K_8UC3)
     line << "ratio " << cv::format("%.2f", all.imagesPerSecond / one.imagesPerSecond) << "x on " << all.gpus
          << (all.gpus == 1 ? " GPU" : " GPUs") << (all.gpus >= 2 ? " (goal >= 1.8x on 2)" : "");
     std::cout << line.str() << std::endl;
-    RecordProperty("images_per_second_1gpu", cv::format("%.1f", one.imagesPerSecond));
-    RecordProperty("images_per_second_all", cv::format("%.1f", all.imagesPerSecond));
-    RecordProperty("gpus", all.gpus);
+    const std::string tag = pinned ? "pinned_" : "pageable_";
+    ::testing::Test::RecordProperty(tag + "images_per_second_1gpu", cv::format("%.1f", one.imagesPerSecond));
+    ::testing::Test::RecordProperty(tag + "images_per_second_all", cv::format("%.1f", all.imagesPerSecond));
+    ::testing::Test::RecordProperty("gpus", all.gpus);
+}
+
+TEST(BatchPerf_Scaling, gaussian_4K_8UC3)
+{
+    if (cuda::getCudaEnabledDeviceCount() <= 0)
+        throw SkipTestException("needs a CUDA device");
+    scaling(false);
+    scaling(true);
 }
 
 typedef perf::TestBaseWithParam<int> BatchPerf;

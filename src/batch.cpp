@@ -363,15 +363,23 @@ private:
 
     // --- host images: staged through page-locked memory ---
 
-    static void startHost(Worker& w, Slot& slot, const Mat& image, int i)
+    // Page-locked images (cv::cuda::HostMem, a pinned pool) and results of the right size and type
+    // in page-locked memory are copied to and from directly, without staging.
+    static void startHost(Worker& w, Slot& slot, const Mat& image, Mat& result, int i)
     {
-        Mat in = stagingView(slot.hostIn, image.size(), image.type());
-        image.copyTo(in);
+        Mat in = image;
+        if (!detail::isPageLocked(image.data))
+        {
+            in = stagingView(slot.hostIn, image.size(), image.type());
+            image.copyTo(in);
+        }
         GpuMat d = deviceView(slot.devIn, image.size(), image.type());
         d.upload(in, slot.stream);
         w.filter->apply(d, slot.devOut, slot.stream);
-        slot.stagedOut = stagingView(slot.hostOut, slot.devOut.size(), slot.devOut.type());
-        slot.devOut.download(slot.stagedOut, slot.stream);
+        const bool direct = result.size() == slot.devOut.size() && result.type() == slot.devOut.type() &&
+                            detail::isPageLocked(result.data);
+        slot.stagedOut = direct ? Mat() : stagingView(slot.hostOut, slot.devOut.size(), slot.devOut.type());
+        slot.devOut.download(direct ? result : slot.stagedOut, slot.stream);
         slot.index = i;
         ++w.processed;
     }
@@ -381,7 +389,8 @@ private:
         if (slot.index < 0)
             return;
         slot.stream.waitForCompletion();
-        slot.stagedOut.copyTo(results[slot.index]);
+        if (!slot.stagedOut.empty())
+            slot.stagedOut.copyTo(results[slot.index]);
         slot.index = -1;
     }
 
@@ -401,7 +410,7 @@ private:
                 if (i >= images.size())
                     break;
                 at = (int)i;
-                startHost(w, slot, images[i], (int)i);
+                startHost(w, slot, images[i], results[i], (int)i);
             }
             for (auto& slot : w.slots)
             {

@@ -31,6 +31,19 @@ int memoryDevice(const void* ptr)
     return attr.type == cudaMemoryTypeDevice ? attr.device : -1;
 }
 
+bool isPageLocked(const void* ptr)
+{
+    if (!ptr)
+        return false;
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess)
+    {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
 int streamDevice(cudaStream_t stream)
 {
     if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread)

@@ -23,6 +23,10 @@ int currentDeviceOrNone() noexcept;
 page-locked host, ordinary host memory, or a pointer CUDA cannot classify: not ours to judge). */
 int memoryDevice(const void* ptr);
 
+/** Whether @p ptr is page-locked host memory (cudaHostAlloc, cudaHostRegister, cv::cuda::HostMem):
+copies from and to it are asynchronous and need no staging. */
+bool isPageLocked(const void* ptr);
+
 /** The device @p stream belongs to, or -1 for the legacy and per-thread default streams (they
 follow the calling thread's current device). */
 int streamDevice(cudaStream_t stream);

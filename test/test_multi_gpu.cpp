@@ -339,6 +339,37 @@ TEST(CudaImage_MultiGpu, batch_results_may_be_the_images)
     EXPECT_EQ(firstData, images[0].data);   // written in place (same size and type)
 }
 
+TEST(CudaImage_MultiGpu, batch_page_locked_images_and_results_without_staging)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::MatAllocator* pinned = cv::cuda::HostMem::getAllocator(cv::cuda::HostMem::PAGE_LOCKED);
+    cv::RNG rng(16);
+    std::vector<Mat> images(6), results(6), expected;
+    std::vector<const uchar*> resultData;
+    for (int i = 0; i < 6; ++i)
+    {
+        images[i].allocator = pinned;
+        images[i].create(Size(300 + 7 * i, 200), CV_8UC3);
+        rng.fill(images[i], cv::RNG::UNIFORM, 0, 256);
+        expected.push_back(cpuBlur(images[i], 2.0));
+        if (i % 2 == 0)   // page-locked results of the right size and type: written directly
+        {
+            results[i].allocator = pinned;
+            results[i].create(images[i].size(), CV_8UC3);
+        }
+        resultData.push_back(results[i].data);
+    }
+    cv::cuda::processBatch(images, gaussianFactory(CV_8UC3, 2.0), results, {cv::cuda::getDevice()});
+    for (int i = 0; i < 6; ++i)
+    {
+        EXPECT_MAT_EQ(expected[i], results[i]) << "image " << i;
+        if (i % 2 == 0)
+        {
+            EXPECT_EQ(resultData[i], results[i].data) << "image " << i;
+        }
+    }
+}
+
 TEST(CudaImage_MultiGpu, batch_factory_null_or_throwing)
 {
     CUDAIMAGE_REQUIRE_GPU();
@@ -497,6 +528,11 @@ TEST(CudaImage_MultiGpu2, move_peer_copies_valid_device_data)
     const Size sz(1000, 600);
     SyncedMat m = deviceOnly(sz, CV_16UC3, Scalar(1, 2000, 30000), dev0);
     ASSERT_EQ(dev0, m.deviceId());
+    Stream s0;                                          // not a stream of the target device
+    expectError([&] { m.moveToDevice(dev1, s0); }, cv::Error::StsBadArg,
+                {"SyncedMat::moveToDevice: the stream belongs to CUDA device " + std::to_string(dev0) +
+                 " but the target device is " + std::to_string(dev1)});
+    EXPECT_EQ(dev0, m.deviceId());
     m.moveToDevice(dev1);
     EXPECT_EQ(dev0, cv::cuda::getDevice());            // the caller's device is left alone
     EXPECT_EQ(dev1, m.deviceId());
@@ -572,7 +608,13 @@ TEST(CudaImage_MultiGpu2, migrate_policy_moves_on_device_access)
     SyncedMat m = deviceOnly(sz, CV_8UC1, Scalar(77), dev0);   // a blur keeps a constant 8U image exactly
     SyncedMat view(m, Rect(10, 10, 100, 100));
     m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
+    Stream s0;
     cv::cuda::setDevice(dev1);
+    expectError([&] { m.readDevice(s0); }, cv::Error::StsBadArg,   // a stream of the storage's device, not the caller's
+                {"SyncedMat::readDevice: the stream belongs to CUDA device " + std::to_string(dev0) +
+                 " but this SyncedMat would move to the current device " + std::to_string(dev1)});
+    EXPECT_EQ(dev0, m.deviceId());
+    EXPECT_EQ(0, m.stats().peerCopies);
     {
         Stream s1;
         GpuMat g = view.readDevice(s1);
@@ -585,7 +627,6 @@ TEST(CudaImage_MultiGpu2, migrate_policy_moves_on_device_access)
         s1.waitForCompletion();
     }
     cv::cuda::setDevice(dev0);
-    Stream s0;
     EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(77)), toHost(m.readDevice(s0), s0));
     EXPECT_EQ(dev0, m.deviceId());
     EXPECT_EQ(2, m.stats().peerCopies);

@@ -46,7 +46,10 @@ not meant to run from several threads at once on one processor; such calls run o
   be accepted by the filter (a createGaussianBlur filter takes one type; processBatchGaussian()
   accepts several). results is resized to the number of images, and results[i] receives the
   filter's output for images[i] through Mat::create (an element of the right size and type is
-  written in place; results may be images itself).
+  written in place; results may be images itself). Images in page-locked memory (cv::cuda::HostMem,
+  or a Mat whose allocator is HostMem::getAllocator()) are uploaded from directly, and results
+  elements of the right size and type in page-locked memory are downloaded into directly: no
+  staging copy on the host for them.
 - SyncedMat images (process(std::vector<SyncedMat>&, std::vector<SyncedMat>&)): no staging copy (their
   host memory is page-locked already). An image whose device side is valid on one of the devices is
   processed there; the others go to whichever worker asks first and are moved there with
