@@ -3,7 +3,7 @@
 // and one write of the destination. Vertical pass first, from registers; horizontal pass second,
 // from shared memory:
 //
-//   block = 256 threads = 1024 consecutive elements (pixel channels) of a row, incl. the halo
+//   block = 128 threads = 512 consecutive elements (pixel channels) of a row, incl. the halo
 //   1. vertical: each thread owns 4 elements (one aligned vector load per source row) and computes
 //      kRows output rows at once, every tap fully unrolled (no ring, no moves); results go to
 //      shared memory as Work (float or double);
@@ -35,6 +35,11 @@ namespace {
 
 using namespace fused;
 
+// 128 threads x 4 elements: small blocks, so that four of them share an SM and one block's loads
+// overlap another's arithmetic (each block works in phases separated by barriers).
+constexpr int kThreads = 128;
+constexpr int kCols = 4 * kThreads;   // vertical results per block row, halo included
+
 // Geometry of one (Depth, Cn, R) instance.
 template <int Depth, int Cn, int R>
 struct Geometry
@@ -52,7 +57,7 @@ struct Geometry
 // ---- the kernel ----------------------------------------------------------------------------------
 
 template <int Depth, int Cn, int R>
-__global__ void __launch_bounds__(kThreads, 2) fusedTile(const SeparablePlan p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type taps)
+__global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type taps)
 {
     typedef FusedDepth<Depth> D;
     typedef typename D::Src Src;
@@ -70,21 +75,30 @@ __global__ void __launch_bounds__(kThreads, 2) fusedTile(const SeparablePlan p, 
 
     for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
     {
-        // Source row of input j (0 .. kRows + 2R - 1): whole-image row roiY + y0 - R + j; mapped
-        // only in strips that touch the top or bottom border.
+        // Input j (0 .. kRows + 2R - 1) is whole-image row firstRow + j; mapped (out of line) only
+        // in strips that touch the top or bottom border.
         const int firstRow = p.roiY + y0 - R;
         const bool rowsInside = firstRow >= 0 && firstRow + kRows + 2 * R <= p.wholeHeight;
-        auto rowPtr = [&](int j) -> const unsigned char* {
-            int ys = firstRow + j;
-            if (!rowsInside)
-                ys = mapBorder(ys, p.wholeHeight, p.columnBorder);
-            return ys < 0 ? nullptr : p.srcWhole + static_cast<ptrdiff_t>(ys) * static_cast<ptrdiff_t>(p.srcStep);
-        };
 
         // 1. vertical
         if constexpr (Depth == CV_8U)
         {
             constexpr int kGroups = (kRows + 2 * R + 3) / 4;
+            // Every source word first (memory-level parallelism), then the arithmetic.
+            uint32_t w[4 * kGroups];
+            if (vec && rowsInside)
+            {
+                const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
+#pragma unroll
+                for (int j = 0; j < 4 * kGroups; j++)
+                    w[j] = j < kRows + 2 * R ? __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep))) : 0u;
+            }
+            else
+            {
+#pragma unroll
+                for (int j = 0; j < 4 * kGroups; j++)
+                    w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
+            }
             uint32_t acc[kRows][4];
 #pragma unroll
             for (int v = 0; v < kRows; v++)
@@ -94,11 +108,8 @@ __global__ void __launch_bounds__(kThreads, 2) fusedTile(const SeparablePlan p, 
 #pragma unroll
             for (int g = 0; g < kGroups; g++)
             {
-                uint32_t w[4], x[4];
-#pragma unroll
-                for (int i = 0; i < 4; i++)
-                    w[i] = 4 * g + i < kRows + 2 * R ? loadWord8U(rowPtr(4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
-                transpose4x4(w, x);
+                uint32_t x[4];
+                transpose4x4(w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3], x);
 #pragma unroll
                 for (int v = 0; v < kRows; v++)
                 {
@@ -132,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, 2) fusedTile(const SeparablePlan p, 
             for (int j = 0; j < kRows + 2 * R; j++)
             {
                 W x[4];
-                load4<Src>(rowPtr(j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+                load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
 #pragma unroll
                 for (int v = 0; v < kRows; v++)
                     if (j - v >= 0 && j - v <= 2 * R)

@@ -15,8 +15,6 @@
 namespace cv { namespace cuda { namespace gaussian { namespace fused {
 
 
-constexpr int kThreads = 256;
-constexpr int kCols = 4 * kThreads;   // vertical results per block row, halo included
 constexpr int kPad = 4;               // floats/doubles after each shared row (conflict-free LDS.128)
 constexpr int kMaxGridY = 65535;
 
@@ -34,6 +32,23 @@ template <> struct TapsFor<float>  { typedef FusedTapsF type; };
 template <> struct TapsFor<double> { typedef FusedTapsD type; };
 
 // ---- loads of 4 consecutive elements of one source row (whole-image element E..E+3) ----------
+// Fast paths inline; whatever maps borders (the top and bottom strips, the left and right tiles)
+// is out of line, so that the unrolled kernels stay small enough for the instruction cache.
+
+// The row of whole-image row y after the column border, or null for a constant-border row.
+static __device__ __noinline__ const unsigned char* mappedRow(const unsigned char* srcWhole, size_t step, int y, int height, int border)
+{
+    const int ys = mapBorder(y, height, border);
+    return ys < 0 ? nullptr : srcWhole + static_cast<ptrdiff_t>(ys) * static_cast<ptrdiff_t>(step);
+}
+
+// Source row of whole-image row firstRow + j; `inside`: the caller checked that all rows of the
+// strip are inside the image.
+__device__ __forceinline__ const unsigned char* rowAt(const SeparablePlan& p, int firstRow, bool inside, int j)
+{
+    return inside ? p.srcWhole + static_cast<ptrdiff_t>(firstRow + j) * static_cast<ptrdiff_t>(p.srcStep)
+                  : mappedRow(p.srcWhole, p.srcStep, firstRow + j, p.wholeHeight, p.columnBorder);
+}
 
 template <class Src>
 __device__ __forceinline__ Src elementAt(const Src* row, int e, int Cn, int wholeWidth, int border)
@@ -45,18 +60,33 @@ __device__ __forceinline__ Src elementAt(const Src* row, int e, int Cn, int whol
     return xs < 0 ? Src(0) : row[xs * Cn + (e - x * Cn)];
 }
 
-// Four bytes as one word (byte i = element E+i).
+static __device__ __noinline__ uint32_t loadWord8UEdge(const unsigned char* row, int E, int Cn, int wholeWidth, int border)
+{
+    uint32_t w = 0;
+    for (int i = 0; i < 4; i++)
+        w |= static_cast<uint32_t>(elementAt(row, E + i, Cn, wholeWidth, border)) << (8 * i);
+    return w;
+}
+
+// Four bytes as one word (byte i = element E+i); row null: zeros.
 __device__ __forceinline__ uint32_t loadWord8U(const unsigned char* row, int E, bool vec, int Cn, int wholeWidth, int border)
 {
     if (!row)
         return 0;
     if (vec)
         return __ldg(reinterpret_cast<const uint32_t*>(row + E));
-    uint32_t w = 0;
-#pragma unroll
+    return loadWord8UEdge(row, E, Cn, wholeWidth, border);
+}
+
+template <class W> struct Four { W v[4]; };
+
+template <class Src, class W>
+__device__ __noinline__ Four<W> load4Edge(const Src* row, int E, int Cn, int wholeWidth, int border)
+{
+    Four<W> f;
     for (int i = 0; i < 4; i++)
-        w |= static_cast<uint32_t>(elementAt(row, E + i, Cn, wholeWidth, border)) << (8 * i);
-    return w;
+        f.v[i] = W(elementAt(row, E + i, Cn, wholeWidth, border));
+    return f;
 }
 
 template <class Src, class W>
@@ -94,16 +124,17 @@ __device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool
         }
         return;
     }
+    const Four<W> f = load4Edge<Src, W>(row, E, Cn, wholeWidth, border);
 #pragma unroll
     for (int i = 0; i < 4; i++)
-        x[i] = W(elementAt(row, E + i, Cn, wholeWidth, border));
+        x[i] = f.v[i];
 }
 
-// 4x4 byte transpose: in w[r] byte c = row r, column c; out x[c] byte r = row r, column c.
-__device__ __forceinline__ void transpose4x4(const uint32_t (&w)[4], uint32_t (&x)[4])
+// 4x4 byte transpose: in w_r byte c = row r, column c; out x[c] byte r = row r, column c.
+__device__ __forceinline__ void transpose4x4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3, uint32_t (&x)[4])
 {
-    const uint32_t t0 = __byte_perm(w[0], w[1], 0x5140), t1 = __byte_perm(w[0], w[1], 0x7362);
-    const uint32_t t2 = __byte_perm(w[2], w[3], 0x5140), t3 = __byte_perm(w[2], w[3], 0x7362);
+    const uint32_t t0 = __byte_perm(w0, w1, 0x5140), t1 = __byte_perm(w0, w1, 0x7362);
+    const uint32_t t2 = __byte_perm(w2, w3, 0x5140), t3 = __byte_perm(w2, w3, 0x7362);
     x[0] = __byte_perm(t0, t2, 0x5410);
     x[1] = __byte_perm(t0, t2, 0x7632);
     x[2] = __byte_perm(t1, t3, 0x5410);

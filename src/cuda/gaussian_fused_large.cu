@@ -31,6 +31,11 @@ namespace {
 
 using namespace fused;
 
+// 256 threads x 4 elements: wide tiles, so that the halo (which grows with the radius) stays a
+// small part of the vertical work.
+constexpr int kThreads = 256;
+constexpr int kCols = 4 * kThreads;   // vertical results per block row, halo included
+
 template <class W> struct LargeTapsFor;
 template <> struct LargeTapsFor<float>  { typedef FusedLargeTapsT<float> type; };
 template <> struct LargeTapsFor<double> { typedef FusedLargeTapsT<double> type; };
@@ -94,12 +99,8 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
         const int firstRow = p.roiY + y0 - R;
         const int rowsRead = roundUp(kRows + 2 * R, 4);
         const bool rowsInside = firstRow >= 0 && firstRow + rowsRead <= p.wholeHeight;
-        auto rowPtr = [&](int j) -> const unsigned char* {
-            int ys = firstRow + j;
-            if (!rowsInside)
-                ys = mapBorder(ys, p.wholeHeight, p.columnBorder);
-            return ys < 0 ? nullptr : p.srcWhole + static_cast<ptrdiff_t>(ys) * static_cast<ptrdiff_t>(p.srcStep);
-        };
+        const bool fast = vec && rowsInside;
+        const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep);
 
         // 1. vertical
         if constexpr (Depth == CV_8U)
@@ -126,10 +127,19 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
                         break;
                     ring[u] = *reinterpret_cast<const uint4*>(taps.vw[g + 3]);
                     uint32_t w[4], x[4];
+                    if (fast)
+                    {
 #pragma unroll
-                    for (int i = 0; i < 4; i++)
-                        w[i] = loadWord8U(rowPtr(4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
-                    transpose4x4(w, x);
+                        for (int i = 0; i < 4; i++)
+                            w[i] = __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(4 * g + i) * static_cast<ptrdiff_t>(p.srcStep) + E));
+                    }
+                    else
+                    {
+#pragma unroll
+                        for (int i = 0; i < 4; i++)
+                            w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, 4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
+                    }
+                    transpose4x4(w[0], w[1], w[2], w[3], x);
 #pragma unroll
                     for (int a = 0; a < kRows / 4; a++)
                     {
@@ -168,7 +178,7 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
             for (int j = 0; j < rows; j++)
             {
                 W x[4];
-                load4<Src>(rowPtr(j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+                load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
 #pragma unroll
                 for (int v = 0; v < kRows; v++)
                 {
