@@ -91,7 +91,7 @@ small=
 for d in 0 1 2 3 4; do for c in 0 2; do for b in 0 1 2 3 4; do
     small+="CudaImage/CudaImage_GaussianBlur_Small.matches_cpu/$((d * 20 + c * 5 + b)):"
 done; done; done
-FILTER=${GTEST_FILTER:-"${small}CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*"}
+FILTER=${GTEST_FILTER:-"${small}CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*:CudaImage_MultiGpu.*:CudaImage_MultiGpu2.*"}
 
 echo "compute-sanitizer: $cs ($("$cs" --version 2>/dev/null | grep -i version | head -1))"
 echo "binary: $bin"
