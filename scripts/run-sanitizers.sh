@@ -24,10 +24,13 @@
 # Every tool runs with --error-exitcode 1 and --report-api-errors no: the tests provoke CUDA API
 # errors on purpose (impossible allocations, out of memory) and handle them; those are not
 # sanitizer findings. The fuzz test runs 100 cases (CUDAIMAGE_FUZZ_CASES), the SyncedMat stress
-# test 400 operations (CUDAIMAGE_STRESS_OPS). The out-of-memory and leak tests are left out (the
+# test 400 operations (CUDAIMAGE_STRESS_OPS; 50 under racecheck and initcheck:
+# CUDAIMAGE_STRESS_OPS_SLOW_TOOLS). The out-of-memory and leak tests are left out (the
 # sanitizer's own allocations and padding make both meaningless).
 # Exit status: 0 only if every tool reported 0 errors and the tests passed.
-# Duration on an H200: roughly 3-10 minutes per tool (memcheck and initcheck the slowest).
+# Duration on an H200 (measured 2026-12-02): memcheck 79 s and synccheck 58 s over the default
+# filter; racecheck and initcheck did not finish in 290 s before their slow tests were left out.
+# Run each tool in its own call (TOOLS=racecheck ...) with TOOL_TIMEOUT ~550 s.
 set -uo pipefail
 
 [[ $# -ge 1 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
@@ -102,9 +105,18 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
     log=$OUT/$tool.log
     echo; echo "==> [$(date +%H:%M:%S)] $tool"
     start=$(date +%s)
+    # racecheck and initcheck slow some tests 100x (measured on the H200: the 2^31-byte scratch test
+    # 209 s under racecheck, the large asynchronous download 202 s under initcheck; both are size
+    # tests, covered by memcheck): leave those out for them, and run the stress test shorter.
+    tool_filter=$FILTER stress=$CUDAIMAGE_STRESS_OPS
+    if [[ $tool == racecheck || $tool == initcheck ]]; then
+        slow=CudaImage_BadInputGpu.wide_row_scratch_overflow:SyncedMat_Cuda.host_read_waits_for_async_download_of_large_image
+        [[ $FILTER == *-* ]] && tool_filter+=":$slow" || tool_filter+="-$slow"
+        stress=${CUDAIMAGE_STRESS_OPS_SLOW_TOOLS:-50}
+    fi
     # shellcheck disable=SC2086  # SANITIZER_ARGS is a list of arguments
-    timeout -k 30 "${TOOL_TIMEOUT:-3600}" "$cs" --tool "$tool" --error-exitcode 1 --report-api-errors no \
-        ${SANITIZER_ARGS:-} "$bin" --gtest_filter="$FILTER" --gtest_output="xml:$OUT/$tool.xml" > "$log" 2>&1
+    CUDAIMAGE_STRESS_OPS=$stress timeout -k 30 "${TOOL_TIMEOUT:-3600}" "$cs" --tool "$tool" --error-exitcode 1 --report-api-errors no \
+        ${SANITIZER_ARGS:-} "$bin" --gtest_filter="$tool_filter" --gtest_output="xml:$OUT/$tool.xml" > "$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | tail -1 | grep -Eo '[0-9]+')
