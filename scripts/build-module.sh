@@ -12,6 +12,13 @@ step "module build: cudaimage in $OPENCV_BUILD"
 # (OpenCV globs our sources at configure time, so reconfigure every time: a few seconds).
 cmake "$OPENCV_BUILD" -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_SRC/contrib/modules/cudev;$OPENCV_SRC/contrib/modules/cudaarithm;$OPENCV_SRC/contrib/modules/cudafilters;$CUDAIMAGE_REPO/modules" > "$OPENCV_ROOT/reconfigure.log" 2>&1 \
     || { tail -30 "$OPENCV_ROOT/reconfigure.log"; die "reconfigure failed"; }
+# The Python binding generator's output names our headers by absolute path, and ninja does not re-run
+# it when only the path changed (another clone's sources are not newer): drop it if it names
+# another clone, so that it is generated again.
+gen=$OPENCV_BUILD/modules/python_bindings_generator/pyopencv_generated_include.h
+if [[ -f $gen ]] && grep '^#include "/' "$gen" | grep '/modules/cudaimage/' | grep -vq "\"$CUDAIMAGE_REPO/modules/"; then
+    rm -f "$gen"
+fi
 export NINJA_STATUS="[%f/%t %es] "
 flock "$BUILD_LOCK" \
     cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_cudaimage_blur opencv_python3

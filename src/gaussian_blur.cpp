@@ -188,19 +188,23 @@ public:
         const bool sameAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
         const int rx = unitX ? 0 : ksize_.width / 2;
         const bool fusable = !sameAllocation && !unitX && !unitY;
-        const bool fused = fusable && fusedApplies(CV_MAT_DEPTH(srcType_), src.channels(), fusedTaps_);
+        const bool fused = fusable && fusedApplies(src.channels(), fusedTaps_);
         const bool fusedLarge = fusable && !fused && fusedLargeTaps_.valid;
         GpuMat scratch;
+        const void* tapsX = nullptr;   // device taps: read under the lock (another thread may upload them)
+        const void* tapsY = nullptr;
+        if (!fused && !fusedLarge)
         {
+            // The fused kernels take their taps as parameters; only the two-pass path needs
+            // device taps and a scratch image.
             std::lock_guard<std::mutex> lock(mutex_);
             uploadTaps();
-            if (!fused && !fusedLarge)
-            {
-                // One scratch image per stream, so one filter can serve several streams at once.
-                GpuMat& buf = scratch_[s];
-                buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
-                scratch = buf;
-            }
+            // One scratch image per stream, so one filter can serve several streams at once.
+            GpuMat& buf = scratch_[s];
+            buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
+            scratch = buf;
+            tapsX = unitX ? unitTap_.data : tapsXDev_.data;
+            tapsY = unitY ? unitTap_.data : tapsYDev_.data;
         }
 
         SeparablePlan p;
@@ -225,9 +229,9 @@ public:
                         (static_cast<size_t>(ofs.x) * src.channels()) % 4 == 0;
         p.scratch = scratch.data;
         p.scratchStep = scratch.step;
-        p.tapsX = unitX ? unitTap_.data : tapsXDev_.data;
+        p.tapsX = tapsX;
         p.rx = rx;
-        p.tapsY = unitY ? unitTap_.data : tapsYDev_.data;
+        p.tapsY = tapsY;
         p.ry = ry;
         p.rowBorder = rowBorder_;
         p.columnBorder = columnBorder_;
@@ -240,7 +244,7 @@ public:
     }
 
 private:
-    // Device copies of the taps in the type the kernels read (first apply only).
+    // Device copies of the taps in the type the two-pass kernels read (their first apply only).
     void uploadTaps()
     {
         if (!tapsXDev_.empty())

@@ -110,7 +110,7 @@ FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y);
 
 /** Whether the fused single-kernel path handles a case (valid taps, 1 to 4 channels). The caller
  * also needs a destination outside the source's allocation. */
-bool fusedApplies(int depth, int channels, const FusedTaps& taps);
+bool fusedApplies(int channels, const FusedTaps& taps);
 
 /** Fused path: one kernel, no scratch image, taps as kernel parameters. Not in place. */
 void runFused(const SeparablePlan& plan, const FusedTaps& taps, cudaStream_t stream);

@@ -331,6 +331,37 @@ TEST(CudaImage_GaussianBlur_Streams, one_filter_on_two_streams)
     EXPECT_TRUE(near(cpuB, outB, 0, "stream 2"));
 }
 
+// One filter whose paths change between calls: single-kernel first (no device taps), then in place
+// on a non-blocking stream (the two-pass path uploads its taps on its first call), then both again
+// on a second stream. Every result equals the CPU's.
+TEST(CudaImage_GaussianBlur_Streams, fused_then_two_pass_on_non_blocking_streams)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(6);
+    for (int type : {CV_8UC1, CV_16UC3, CV_32FC4})
+    {
+        SCOPED_TRACE(cv::typeToString(type));
+        const Mat src = randomMat(Size(333, 211), type, rng);
+        Mat cpu;
+        cv::GaussianBlur(src, cpu, Size(0, 0), 1.5, 0, cv::BORDER_REPLICATE);
+        const double tol = tolerance(CV_MAT_DEPTH(type), maxAbs(src));
+        cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(type, -1, Size(0, 0), 1.5);
+        cv::cuda::Stream s1(cudaStreamNonBlocking), s2(cudaStreamNonBlocking);
+        for (cv::cuda::Stream* s : {&s1, &s2})
+        {
+            GpuMat g, out;
+            g.upload(src, *s);
+            f->apply(g, out, *s);   // separate dst: single kernel
+            f->apply(g, g, *s);     // in place: two passes
+            Mat fused, inPlace;
+            out.download(fused, *s);
+            g.download(inPlace, *s);
+            s->waitForCompletion();
+            EXPECT_TRUE(near(cpu, fused, tol, "separate dst"));
+            EXPECT_TRUE(near(cpu, inPlace, tol, "in place"));
+        }
+    }
+}
 // Larger than 2^31 bytes and taller than 65535 rows: 64-bit offsets and the y grid loop.
 TEST(CudaImage_GaussianBlur_Huge, more_than_2GiB_and_65535_rows)
 {

@@ -480,7 +480,9 @@ TEST(CudaImage_Reliability, non_blocking_and_per_thread_streams)
     const size_t kPerThread = 2;                   // cudaStreamPerThread
     cv::RNG rng(14);
     const Mat img = cudaimage_test::randomMat(Size(333, 257), CV_16UC1, rng);
-    // A fresh filter each time: its first apply uploads its taps, then runs on the non-blocking stream.
+    // A fresh filter each time, on a non-blocking stream: its first apply to a separate dst (single
+    // kernel, taps as parameters) and, with another fresh filter, in place (two passes: the first
+    // apply uploads the taps and waits for them before the kernels).
     for (int i = 0; i < 40; i++)
     {
         const double sigma = 0.7 + 0.37 * i;
@@ -491,6 +493,10 @@ TEST(CudaImage_Reliability, non_blocking_and_per_thread_streams)
         src.upload(img, s);
         cv::cuda::createGaussianBlur(CV_16UC1, -1, Size(0, 0), sigma, 0, cv::BORDER_REFLECT)->apply(src, dst, s);
         EXPECT_EQ(0, countDifferent(cpu, download(dst, s))) << "non-blocking stream, first use of a filter, sigma " << sigma;
+        GpuMat inPlace;
+        src.copyTo(inPlace, s);
+        cv::cuda::createGaussianBlur(CV_16UC1, -1, Size(0, 0), sigma, 0, cv::BORDER_REFLECT)->apply(inPlace, inPlace, s);
+        EXPECT_EQ(0, countDifferent(cpu, download(inPlace, s))) << "non-blocking stream, in place, first use of a filter, sigma " << sigma;
     }
     {
         Stream pt = cv::cuda::wrapStream(kPerThread);

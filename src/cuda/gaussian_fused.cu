@@ -236,21 +236,6 @@ void launchR(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<
     }
 }
 
-template <int Depth>
-void runDepth(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
-{
-    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
-    switch (p.channels)
-    {
-    case 1: launchR<Depth, 1>(p, taps, stream); break;
-    case 2: launchR<Depth, 2>(p, taps, stream); break;
-    case 3: launchR<Depth, 3>(p, taps, stream); break;
-    case 4: launchR<Depth, 4>(p, taps, stream); break;
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", p.channels));
-    }
-    CUDAIMAGE_CHECK(cudaGetLastError());
-}
-
 // Zero-padded copy of 2r+1 taps centred in 2R+1 slots.
 template <class T, class U>
 void centred(const std::vector<U>& in, double scale, int R, T* out)
@@ -277,24 +262,11 @@ FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
     if (depth == CV_8U)
     {
         // Vertical: DP4A words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
-        std::vector<uint32_t> ty(2 * R + 1, 0);
-        for (int m = 0; m <= 2 * ry; m++)
-            ty[R - ry + m] = y.fixed[m];
-        for (uint32_t v : ty)
-            if (v > 255)
-                t.valid = false; // a 1-tap (or degenerate) vertical kernel: taps of 256 do not fit a byte
+        std::vector<uint32_t> ty;
+        t.valid = centredByteTaps(y.fixed, R, ty);
         for (int ph = 0; ph < 4; ph++)
             for (int q = 0; q < FusedTapsF::kWords; q++)
-            {
-                uint32_t w = 0;
-                for (int b = 0; b < 4; b++)
-                {
-                    const int k = 4 * q + b - ph;
-                    if (k >= 0 && k <= 2 * R)
-                        w |= (ty[k] & 0xffu) << (8 * b);
-                }
-                t.f.vw[ph][q] = w;
-            }
+                t.f.vw[ph][q] = dp4aTapWord(ty, q, ph);
         centred(x.fixed, 1.0 / 65536.0, R, t.f.h);
         centred(y.fixed, 1.0, R, t.f.v);
     }
@@ -317,24 +289,19 @@ FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
     return t;
 }
 
-bool fusedApplies(int depth, int channels, const FusedTaps& taps)
+bool fusedApplies(int channels, const FusedTaps& taps)
 {
-    (void)depth;
     return taps.valid && channels >= 1 && channels <= 4;
 }
 
 void runFused(const SeparablePlan& p, const FusedTaps& taps, cudaStream_t stream)
 {
-    CV_Assert(fusedApplies(p.depth, p.channels, taps));
-    switch (p.depth)
-    {
-    case CV_8U:  runDepth<CV_8U>(p, taps.f, stream); break;
-    case CV_16U: runDepth<CV_16U>(p, taps.d, stream); break;
-    case CV_16S: runDepth<CV_16S>(p, taps.f, stream); break;
-    case CV_32F: runDepth<CV_32F>(p, taps.f, stream); break;
-    case CV_64F: runDepth<CV_64F>(p, taps.d, stream); break;
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: no fused path for depth %d", p.depth));
-    }
+    CV_Assert(fusedApplies(p.channels, taps));
+    forDepth(p.depth, [&](auto depth) {
+        constexpr int Depth = decltype(depth)::value;
+        const auto& t = WorkTaps<typename FusedDepth<Depth>::Work>::pick(taps.f, taps.d);
+        forChannels(p.channels, [&](auto cn) { launchR<Depth, decltype(cn)::value>(p, t, stream); });
+    });
 }
 
 }}} // namespace cv::cuda::gaussian

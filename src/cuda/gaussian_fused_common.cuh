@@ -7,7 +7,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 #include "opencv2/core/base.hpp"
+#include "opencv2/core/utility.hpp"
 #include "../cuda_check.hpp"
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
@@ -254,6 +257,74 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
         return;
     CUDAIMAGE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
     mask.fetch_or(bit);
+}
+
+// ---- host: the launchers' shared dispatch and tap packing -------------------------------------
+
+// f(std::integral_constant<int, Depth>()) for a run-time depth that has a fused path.
+template <class F>
+void forDepth(int depth, F&& f)
+{
+    switch (depth)
+    {
+    case CV_8U:  f(std::integral_constant<int, CV_8U>()); break;
+    case CV_16U: f(std::integral_constant<int, CV_16U>()); break;
+    case CV_16S: f(std::integral_constant<int, CV_16S>()); break;
+    case CV_32F: f(std::integral_constant<int, CV_32F>()); break;
+    case CV_64F: f(std::integral_constant<int, CV_64F>()); break;
+    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: no fused path for depth %d", depth));
+    }
+}
+
+// f(std::integral_constant<int, Cn>()) for 1 to 4 channels, with the launch checked.
+template <class F>
+void forChannels(int channels, F&& f)
+{
+    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
+    switch (channels)
+    {
+    case 1: f(std::integral_constant<int, 1>()); break;
+    case 2: f(std::integral_constant<int, 2>()); break;
+    case 3: f(std::integral_constant<int, 3>()); break;
+    case 4: f(std::integral_constant<int, 4>()); break;
+    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", channels));
+    }
+    CUDAIMAGE_CHECK(cudaGetLastError());
+}
+
+// The float or the double half of a pair of tap sets, by a depth's working type W.
+template <class W> struct WorkTaps;
+template <> struct WorkTaps<float>
+{ template <class TF, class TD> static const TF& pick(const TF& f, const TD&) { return f; } };
+template <> struct WorkTaps<double>
+{ template <class TF, class TD> static const TD& pick(const TF&, const TD& d) { return d; } };
+
+// 8U vertical taps (fixed point) centred in 2R+1 slots, zero outside; false when one does not fit
+// a byte (a 1-tap or degenerate kernel has a tap of 256), which rules DP4A out.
+inline bool centredByteTaps(const std::vector<uint32_t>& fixed, int R, std::vector<uint32_t>& out)
+{
+    const int r = static_cast<int>(fixed.size()) / 2;
+    out.assign(2 * R + 1, 0);
+    bool fits = true;
+    for (int m = 0; m <= 2 * r; m++)
+    {
+        out[R - r + m] = fixed[m];
+        fits = fits && fixed[m] <= 255;
+    }
+    return fits;
+}
+
+// DP4A tap word q of phase ph: byte b is taps[4q + b - ph] (zero outside the 2R+1 taps).
+inline uint32_t dp4aTapWord(const std::vector<uint32_t>& taps, int q, int ph)
+{
+    uint32_t w = 0;
+    for (int b = 0; b < 4; b++)
+    {
+        const int k = 4 * q + b - ph;
+        if (k >= 0 && k < static_cast<int>(taps.size()))
+            w |= (taps[k] & 0xffu) << (8 * b);
+    }
+    return w;
 }
 
 }}}} // namespace cv::cuda::gaussian::fused

@@ -276,21 +276,6 @@ void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename Fu
     fusedLargeTile<Depth, Cn><<<grid, kThreads, smem, stream>>>(p, taps);
 }
 
-template <int Depth>
-void runLargeDepth(const SeparablePlan& p, const typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
-{
-    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
-    switch (p.channels)
-    {
-    case 1: launchLarge<Depth, 1>(p, taps, stream); break;
-    case 2: launchLarge<Depth, 2>(p, taps, stream); break;
-    case 3: launchLarge<Depth, 3>(p, taps, stream); break;
-    case 4: launchLarge<Depth, 4>(p, taps, stream); break;
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", p.channels));
-    }
-    CUDAIMAGE_CHECK(cudaGetLastError());
-}
-
 // Zero taps in front so that (r + lead) * channels is a multiple of 4.
 int leadFor(int r, int channels)
 {
@@ -327,25 +312,11 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
     if (depth == CV_8U)
     {
         fillLarge(t.f, R, lead, x.fixed, 1.0 / 65536.0, y.fixed, 1.0);
-        std::vector<uint32_t> ty(2 * R + 1, 0);
-        for (int m = 0; m <= 2 * ry; m++)
-            ty[R - ry + m] = y.fixed[m];
-        for (uint32_t v : ty)
-            if (v > 255)
-                t.valid = false;
+        std::vector<uint32_t> ty;
+        t.valid = centredByteTaps(y.fixed, R, ty);
         for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
             for (int ph = 0; ph < 4; ph++)
-            {
-                const int q = row - 3;
-                uint32_t w = 0;
-                for (int b = 0; b < 4; b++)
-                {
-                    const int k = 4 * q + b - ph;
-                    if (k >= 0 && k <= 2 * R)
-                        w |= (ty[k] & 0xffu) << (8 * b);
-                }
-                t.f.vw[row][ph] = w;
-            }
+                t.f.vw[row][ph] = dp4aTapWord(ty, row - 3, ph);
     }
     else if (depth == CV_16U)
         fillLarge(t.d, R, lead, x.fixed, 1.0 / 4294967296.0, y.fixed, 1.0);
@@ -362,15 +333,11 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
 void runFusedLarge(const SeparablePlan& p, const FusedLargeTaps& taps, cudaStream_t stream)
 {
     CV_Assert(taps.valid);
-    switch (p.depth)
-    {
-    case CV_8U:  runLargeDepth<CV_8U>(p, taps.f, stream); break;
-    case CV_16U: runLargeDepth<CV_16U>(p, taps.d, stream); break;
-    case CV_16S: runLargeDepth<CV_16S>(p, taps.f, stream); break;
-    case CV_32F: runLargeDepth<CV_32F>(p, taps.f, stream); break;
-    case CV_64F: runLargeDepth<CV_64F>(p, taps.d, stream); break;
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: no fused path for depth %d", p.depth));
-    }
+    forDepth(p.depth, [&](auto depth) {
+        constexpr int Depth = decltype(depth)::value;
+        const auto& t = WorkTaps<typename FusedDepth<Depth>::Work>::pick(taps.f, taps.d);
+        forChannels(p.channels, [&](auto cn) { launchLarge<Depth, decltype(cn)::value>(p, t, stream); });
+    });
 }
 
 }}} // namespace cv::cuda::gaussian
