@@ -88,13 +88,26 @@ fi
 export CUDAIMAGE_FUZZ_CASES=${CUDAIMAGE_FUZZ_CASES:-100}
 export CUDAIMAGE_STRESS_OPS=${CUDAIMAGE_STRESS_OPS:-400}
 
-# CudaImage_GaussianBlur_Small instance i = depth*20 + (channels-1)*5 + border: 1 and 3 channels,
-# every depth and border (50 of 100 instances).
-small=
-for d in 0 1 2 3 4; do for c in 0 2; do for b in 0 1 2 3 4; do
-    small+="CudaImage/CudaImage_GaussianBlur_Small.matches_cpu/$((d * 20 + c * 5 + b)):"
-done; done; done
-FILTER=${GTEST_FILTER:-"${small}CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*:CudaImage_MultiGpu.*:CudaImage_MultiGpu2.*"}
+# CudaImage_GaussianBlur_Small instance i = depth*20 + (channels-1)*5 + border. SANITIZE_SET picks
+# the tests (GTEST_FILTER overrides it):
+#   lean (default)  1 and 3 channels of every depth and border (50 of 100 instances), mixed
+#                   borders, streams, SyncedMat_Cuda.*, the fuzz test, the reliability tests but
+#                   out-of-memory and leaks, BadInputGpu.*, MultiGpu.*, MultiGpu2.*
+#   rest            the GPU tests lean leaves out: 2 and 4 channels (the other 50 instances),
+#                   GaussianBlur_Large.*, GaussianBlur_Huge.*, and the fuzz test again (give it
+#                   another CUDAIMAGE_FUZZ_SEED)
+#   all             both
+small() { for d in 0 1 2 3 4; do for c in "$@"; do for b in 0 1 2 3 4; do
+    printf 'CudaImage/CudaImage_GaussianBlur_Small.matches_cpu/%d:' $((d * 20 + c * 5 + b)); done; done; done; }
+lean="$(small 0 2)CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*:CudaImage_MultiGpu.*:CudaImage_MultiGpu2.*"
+rest="$(small 1 3)CudaImage/CudaImage_GaussianBlur_Large.*:CudaImage_GaussianBlur_Huge.*:CudaImage_GaussianFuzz.random_cases_match_cpu"
+case ${SANITIZE_SET:-lean} in
+    lean) FILTER=$lean ;;
+    rest) FILTER=$rest ;;
+    all)  FILTER="$lean:$rest" ;;
+    *) echo "error: SANITIZE_SET is lean, rest or all, not '$SANITIZE_SET'" >&2; exit 2 ;;
+esac
+FILTER=${GTEST_FILTER:-$FILTER}
 
 echo "compute-sanitizer: $cs ($("$cs" --version 2>/dev/null | grep -i version | head -1))"
 echo "binary: $bin"
@@ -106,11 +119,11 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
     echo; echo "==> [$(date +%H:%M:%S)] $tool"
     start=$(date +%s)
     # racecheck and initcheck slow some tests 100x (measured on the H200: the 2^31-byte scratch test
-    # 209 s under racecheck, the large asynchronous download 202 s under initcheck; both are size
-    # tests, covered by memcheck): leave those out for them, and run the stress test shorter.
+    # 209 s under racecheck, the large asynchronous download 202 s under initcheck): leave the size
+    # tests (those two and the 2.1 GB image) to memcheck and synccheck, and run the stress test shorter.
     tool_filter=$FILTER stress=$CUDAIMAGE_STRESS_OPS
     if [[ $tool == racecheck || $tool == initcheck ]]; then
-        slow=CudaImage_BadInputGpu.wide_row_scratch_overflow:SyncedMat_Cuda.host_read_waits_for_async_download_of_large_image
+        slow=CudaImage_BadInputGpu.wide_row_scratch_overflow:SyncedMat_Cuda.host_read_waits_for_async_download_of_large_image:CudaImage_GaussianBlur_Huge.*
         [[ $FILTER == *-* ]] && tool_filter+=":$slow" || tool_filter+="-$slow"
         stress=${CUDAIMAGE_STRESS_OPS_SLOW_TOOLS:-50}
     fi
@@ -119,7 +132,10 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
         ${SANITIZER_ARGS:-} "$bin" --gtest_filter="$tool_filter" --gtest_output="xml:$OUT/$tool.xml" > "$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
+    # memcheck, initcheck, synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: H hazards
+    # displayed (E errors, W warnings)", where every hazard, warnings included, counts.
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | tail -1 | grep -Eo '[0-9]+')
+    [[ -z $errors ]] && errors=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | tail -1 | grep -Eo '[0-9]+')
     failed=$(grep -Eo '[0-9]+ FAILED TESTS?' "$log" | tail -1 | grep -Eo '[0-9]+')
     failed=${failed:-0}
     passed=$(grep -Eo '^\[  PASSED  \] [0-9]+ test' "$log" | grep -Eo '[0-9]+' | tail -1)
@@ -127,7 +143,7 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
         line="$tool: no ERROR SUMMARY (exit $rc$([[ $rc == 124 ]] && echo ', timeout'), crashed or killed?)"
         status=1
     else
-        line="$tool: $errors errors"
+        line="$tool: $errors $([[ $tool == racecheck ]] && echo hazards || echo errors)"
         ((errors > 0)) && status=1
     fi
     line+="; tests: ${passed:-0} passed, $failed failed; exit $rc; ${secs} s; $log"
