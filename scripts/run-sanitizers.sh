@@ -28,9 +28,10 @@
 # CUDAIMAGE_STRESS_OPS_SLOW_TOOLS). The out-of-memory and leak tests are left out (the
 # sanitizer's own allocations and padding make both meaningless).
 # Exit status: 0 only if every tool reported 0 errors and the tests passed.
-# Duration on an H200 (measured 2026-12-02): memcheck 79 s and synccheck 58 s over the default
-# filter; racecheck and initcheck did not finish in 290 s before their slow tests were left out.
-# Run each tool in its own call (TOOLS=racecheck ...) with TOOL_TIMEOUT ~550 s.
+# Duration on an H200 (measured 2026-12-02, the four tools in parallel with other tests, so upper
+# bounds): lean: memcheck 147 s, synccheck 95 s, racecheck 333 s, initcheck 360 s; rest: memcheck
+# 141 s, synccheck 122 s, initcheck 309 s, racecheck ~480 s (Large/9, 64F x 3 channels, alone 48 s).
+# Each tool in its own process (TOOLS=racecheck ...), all four at once, fits a 10-minute call per set.
 set -uo pipefail
 
 [[ $# -ge 1 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
