@@ -100,11 +100,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
                     w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
             }
             uint32_t acc[kRows][4];
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    acc[v][c] = 0x4B000000u;  // float bits of 2^23: the sum below 2^16 lands in the mantissa
+            fillAcc(acc, kDp4aBias);
 #pragma unroll
             for (int g = 0; g < kGroups; g++)
             {
@@ -120,25 +116,12 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
                             acc[v][c] = __dp4a(x[c], taps.vw[ph][q], acc[v][c]);
                 }
             }
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-            {
-                float4 f;
-                f.x = __uint_as_float(acc[v][0]) - 8388608.0f;
-                f.y = __uint_as_float(acc[v][1]) - 8388608.0f;
-                f.z = __uint_as_float(acc[v][2]) - 8388608.0f;
-                f.w = __uint_as_float(acc[v][3]) - 8388608.0f;
-                *reinterpret_cast<float4*>(reinterpret_cast<float*>(vert) + v * G::kStride + 4 * threadIdx.x) = f;
-            }
+            storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
         }
         else
         {
             W acc[kRows][4];
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    acc[v][c] = W(0);
+            fillAcc(acc, W(0));
 #pragma unroll
             for (int j = 0; j < kRows + 2 * R; j++)
             {
@@ -151,11 +134,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
                         for (int c = 0; c < 4; c++)
                             acc[v][c] += taps.v[j - v] * x[c];
             }
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    vert[v * G::kStride + 4 * threadIdx.x + c] = acc[v][c];
+            storeVertical<G::kStride>(acc, vert);
         }
         __syncthreads();
 
@@ -173,24 +152,9 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
             W win[G::kWin];
 #pragma unroll
             for (int i = 0; i < G::kWin; i += 16 / static_cast<int>(sizeof(W)))
-            {
-                if (sizeof(W) == 4)
-                {
-                    const float4 f = *reinterpret_cast<const float4*>(base + i);
-                    win[i] = W(f.x); win[i + 1] = W(f.y); win[i + 2] = W(f.z); win[i + 3] = W(f.w);
-                }
-                else
-                {
-                    const double2 d = *reinterpret_cast<const double2*>(base + i);
-                    win[i] = W(d.x); win[i + 1] = W(d.y);
-                }
-            }
+                loadVec(base + i, win + i);
             W acc[G::kItem];
-            W init = W(0);
-            if constexpr (Depth == CV_8U)
-                init = W(Output<CV_8U>::init(p.floatOutput));
-            else if (Depth == CV_16U)
-                init = W(Output<CV_16U>::init(p.floatOutput));
+            const W init = horizontalInit<Depth, W>(p.floatOutput);
 #pragma unroll
             for (int i = 0; i < G::kItem; i++)
                 acc[i] = init;

@@ -144,6 +144,64 @@ __device__ __forceinline__ void transpose4x4(uint32_t w0, uint32_t w1, uint32_t 
     x[3] = __byte_perm(t1, t3, 0x7632);
 }
 
+// ---- the vertical pass's accumulators and its results in shared memory --------------------------
+
+// 8U vertical sums start at the float bits of 2^23: a sum below 2^16 lands in the mantissa.
+constexpr uint32_t kDp4aBias = 0x4B000000u;
+
+template <int kRows, class T>
+__device__ __forceinline__ void fillAcc(T (&acc)[kRows][4], T value)
+{
+#pragma unroll
+    for (int v = 0; v < kRows; v++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+            acc[v][c] = value;
+}
+
+// This thread's 4 columns of kRows vertical results into shared rows of kStride elements. 8U: the
+// DP4A sums leave their float bias (2^23 + s - 2^23 = s, exact) and go out as one float4 per row.
+template <int kStride, int kRows>
+__device__ __forceinline__ void storeVertical(const uint32_t (&acc)[kRows][4], float* vert)
+{
+#pragma unroll
+    for (int v = 0; v < kRows; v++)
+    {
+        float4 f;
+        f.x = __uint_as_float(acc[v][0]) - 8388608.0f;
+        f.y = __uint_as_float(acc[v][1]) - 8388608.0f;
+        f.z = __uint_as_float(acc[v][2]) - 8388608.0f;
+        f.w = __uint_as_float(acc[v][3]) - 8388608.0f;
+        *reinterpret_cast<float4*>(vert + v * kStride + 4 * threadIdx.x) = f;
+    }
+}
+
+template <int kStride, int kRows, class W>
+__device__ __forceinline__ void storeVertical(const W (&acc)[kRows][4], W* vert)
+{
+#pragma unroll
+    for (int v = 0; v < kRows; v++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+            vert[v * kStride + 4 * threadIdx.x + c] = acc[v][c];
+}
+
+// One 16-byte shared load: 4 floats or 2 doubles.
+template <class W>
+__device__ __forceinline__ void loadVec(const W* s, W* out)
+{
+    if (sizeof(W) == 4)
+    {
+        const float4 f = *reinterpret_cast<const float4*>(s);
+        out[0] = W(f.x); out[1] = W(f.y); out[2] = W(f.z); out[3] = W(f.w);
+    }
+    else
+    {
+        const double2 d = *reinterpret_cast<const double2*>(s);
+        out[0] = W(d.x); out[1] = W(d.y);
+    }
+}
+
 // ---- stores of one item (kItem consecutive outputs of one row) --------------------------------
 
 template <int Depth> struct Output;
@@ -157,6 +215,18 @@ template <> struct Output<CV_16U>
 {
     __device__ static double init(bool floatOut) { return floatOut ? 0.0 : 0.5; }
 };
+
+// Start value of the horizontal sums: the rounding half for 8U/16U results, else 0.
+template <int Depth, class W>
+__device__ __forceinline__ W horizontalInit(bool floatOut)
+{
+    if constexpr (Depth == CV_8U)
+        return W(Output<CV_8U>::init(floatOut));
+    else if constexpr (Depth == CV_16U)
+        return W(Output<CV_16U>::init(floatOut));
+    else
+        return W(0);
+}
 
 template <int Depth, int N, class W>
 __device__ __forceinline__ void storeItem(const SeparablePlan& p, int y, int e0, const W (&acc)[N])

@@ -58,21 +58,6 @@ struct LargeGeometry
     __host__ __device__ static int halo(int r) { return roundUp((r + 4) * Cn, 8); }
 };
 
-template <class W>
-__device__ __forceinline__ void loadVec(const W* s, W* out)
-{
-    if (sizeof(W) == 4)
-    {
-        const float4 f = *reinterpret_cast<const float4*>(s);
-        out[0] = W(f.x); out[1] = W(f.y); out[2] = W(f.z); out[3] = W(f.w);
-    }
-    else
-    {
-        const double2 d = *reinterpret_cast<const double2*>(s);
-        out[0] = W(d.x); out[1] = W(d.y);
-    }
-}
-
 template <int Depth, int Cn>
 __global__ void __launch_bounds__(kThreads, 2)
 fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type taps)
@@ -107,11 +92,7 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
         {
             const int groups = rowsRead / 4;
             uint32_t acc[kRows][4];
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    acc[v][c] = 0x4B000000u;
+            fillAcc(acc, kDp4aBias);
             // ring[(g - a) & 3] = vw[g - a + 3]: the words of output rows 4a..4a+3 for group g.
             uint4 ring[4];
 #pragma unroll
@@ -153,26 +134,13 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
                     }
                 }
             }
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-            {
-                float4 f;
-                f.x = __uint_as_float(acc[v][0]) - 8388608.0f;
-                f.y = __uint_as_float(acc[v][1]) - 8388608.0f;
-                f.z = __uint_as_float(acc[v][2]) - 8388608.0f;
-                f.w = __uint_as_float(acc[v][3]) - 8388608.0f;
-                *reinterpret_cast<float4*>(reinterpret_cast<float*>(vert) + v * G::kStride + 4 * threadIdx.x) = f;
-            }
+            storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
         }
         else
         {
             const int rows = kRows + 2 * R;
             W acc[kRows][4];
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    acc[v][c] = W(0);
+            fillAcc(acc, W(0));
             // taps.v[kRows + k] = tap k, zero for k < 0 and k > 2R: row j meets output row v at tap j - v.
             const W* tv = taps.v + FusedLargeTapsT<W>::kRows;
             for (int j = 0; j < rows; j++)
@@ -188,11 +156,7 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
                         acc[v][c] += t * x[c];
                 }
             }
-#pragma unroll
-            for (int v = 0; v < kRows; v++)
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    vert[v * G::kStride + 4 * threadIdx.x + c] = acc[v][c];
+            storeVertical<G::kStride>(acc, vert);
         }
         __syncthreads();
 
@@ -213,11 +177,7 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
             for (int m = 0; m < G::kRing; m += G::kVec)
                 loadVec(base + m, ring + m);
             W acc[G::kItem];
-            W init = W(0);
-            if (Depth == CV_8U)
-                init = W(Output<CV_8U>::init(p.floatOutput));
-            else if (Depth == CV_16U)
-                init = W(Output<CV_16U>::init(p.floatOutput));
+            const W init = horizontalInit<Depth, W>(p.floatOutput);
 #pragma unroll
             for (int i = 0; i < G::kItem; i++)
                 acc[i] = init;
