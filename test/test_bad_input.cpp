@@ -24,43 +24,13 @@ using cv::cuda::Stream;
 using cv::cuda::SyncedMat;
 using cv::cuda::TransferStats;
 using cv::cuda::createGaussianBlur;
+using cudaimage_test::kAnyCode;
+using cudaimage_test::noCudaStream;
 
-const int kAnyCode = INT_MIN;
-
-// f must throw cv::Exception with `code` (unless kAnyCode) whose message contains every needle.
-// Prints the message: doc/errors.md quotes these lines.
 template <typename F>
-void expectError(F f, int code, std::vector<std::string> needles)
+void expectError(F f, int code, const std::vector<std::string>& needles)
 {
-    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    try
-    {
-        f();
-        ADD_FAILURE() << test << ": no cv::Exception";
-    }
-    catch (const cv::Exception& e)
-    {
-        std::cout << "[ BADINPUT ] " << test << " | " << e.code << " | " << e.err << std::endl;
-        if (code != kAnyCode)
-        {
-            EXPECT_EQ(code, e.code) << e.what();
-        }
-        for (const std::string& n : needles)
-            EXPECT_NE(std::string::npos, e.err.find(n)) << "message should mention '" << n << "': " << e.err;
-    }
-    catch (const std::exception& e)
-    {
-        ADD_FAILURE() << test << ": a " << typeid(e).name() << " instead of cv::Exception: " << e.what();
-    }
-}
-
-// The stream argument for calls that must fail before any CUDA call. A defaulted stream argument
-// is Stream::Null(), which the *caller* evaluates and which asks the driver for the current device:
-// without a driver that throws GpuApiCallError before our checks run. wrapStream(0) makes no CUDA call.
-Stream& noCudaStream()
-{
-    static thread_local Stream s = cv::cuda::wrapStream(0);
-    return s;
+    cudaimage_test::expectError(f, code, needles, "BADINPUT");
 }
 
 // A device address that is never dereferenced: every check below runs before any CUDA call.

@@ -28,8 +28,15 @@ using cv::cuda::GpuMat;
 using cv::cuda::Stream;
 using cv::cuda::SyncedMat;
 using cv::cuda::TransferStats;
+using cudaimage_test::kAnyCode;
+using cudaimage_test::noCudaStream;
+using cudaimage_test::toHost;
 
-const int kAnyCode = INT_MIN;
+template <typename F>
+void expectError(F f, int code, const std::vector<std::string>& needles)
+{
+    cudaimage_test::expectError(f, code, needles, "MULTIGPU");
+}
 
 #define CUDAIMAGE_REQUIRE_TWO_GPUS()                                      \
     do {                                                                  \
@@ -37,58 +44,6 @@ const int kAnyCode = INT_MIN;
         if (cv::cuda::getCudaEnabledDeviceCount() < 2)                    \
             CUDAIMAGE_SKIP("needs 2 GPUs");                               \
     } while (0)
-
-// f must throw cv::Exception with `code` (unless kAnyCode) whose message contains every needle.
-template <typename F>
-void expectError(F f, int code, std::vector<std::string> needles)
-{
-    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    try
-    {
-        f();
-        ADD_FAILURE() << test << ": no cv::Exception";
-    }
-    catch (const cv::Exception& e)
-    {
-        std::cout << "[ MULTIGPU ] " << test << " | " << e.code << " | " << e.err << std::endl;
-        if (code != kAnyCode)
-        {
-            EXPECT_EQ(code, e.code) << e.what();
-        }
-        for (const std::string& n : needles)
-            EXPECT_NE(std::string::npos, e.err.find(n)) << "message should mention '" << n << "': " << e.err;
-    }
-    catch (const std::exception& e)
-    {
-        ADD_FAILURE() << test << ": a " << typeid(e).name() << " instead of cv::Exception: " << e.what();
-    }
-}
-
-// wrapStream(0) makes no CUDA call (a defaulted Stream::Null() would ask the driver).
-Stream& noCudaStream()
-{
-    static thread_local Stream s = cv::cuda::wrapStream(0);
-    return s;
-}
-
-bool matsEqual(const Mat& a, const Mat& b)
-{
-    if (a.size() != b.size() || a.type() != b.type())
-        return false;
-    Mat diff;
-    cv::compare(a.reshape(1), b.reshape(1), diff, cv::CMP_NE);
-    return cv::countNonZero(diff) == 0;
-}
-
-#define EXPECT_MAT_EQ(a, b) EXPECT_TRUE(matsEqual((a), (b)))
-
-Mat toHost(const GpuMat& g, Stream& s)
-{
-    Mat h;
-    g.download(h, s);
-    s.waitForCompletion();
-    return h;
-}
 
 Mat cpuBlur(const Mat& src, double sigma)
 {

@@ -15,7 +15,11 @@
 #  define CUDAIMAGE_SKIP(msg) throw ::cvtest::SkipTestException(msg)
 #endif
 
+#include <climits>
+#include <iostream>
 #include <string>
+#include <typeinfo>
+#include <vector>
 #include "opencv2/core.hpp"
 #include "opencv2/imgproc.hpp"
 #include "opencv2/core/cuda.hpp"
@@ -34,6 +38,47 @@ const std::string& gpuUnavailableReason();
 // A Mat of random values over the whole range of its depth (never constant data).
 cv::Mat randomMat(cv::Size size, int type, cv::RNG& rng);
 
+// Elements (channels counted separately) where a and b differ; -1 if their sizes or types differ.
+int countDifferent(const cv::Mat& a, const cv::Mat& b);
+inline bool matsEqual(const cv::Mat& a, const cv::Mat& b) { return countDifferent(a, b) == 0; }
+
+// g downloaded on s, after s has finished.
+cv::Mat toHost(const cv::cuda::GpuMat& g, cv::cuda::Stream& s);
+
+// The stream argument for calls that must fail before any CUDA call. A defaulted stream argument
+// is Stream::Null(), which the *caller* evaluates and which asks the driver for the current device:
+// without a driver that throws GpuApiCallError before our checks run. wrapStream(0) makes no CUDA call.
+cv::cuda::Stream& noCudaStream();
+
+const int kAnyCode = INT_MIN;
+
+// f must throw cv::Exception with `code` (unless kAnyCode) whose message contains every needle.
+// Prints "[ <tag> ] test | code | message": doc/errors.md quotes these lines.
+template <typename F>
+void expectError(F f, int code, const std::vector<std::string>& needles, const char* tag)
+{
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    try
+    {
+        f();
+        ADD_FAILURE() << test << ": no cv::Exception";
+    }
+    catch (const cv::Exception& e)
+    {
+        std::cout << "[ " << tag << " ] " << test << " | " << e.code << " | " << e.err << std::endl;
+        if (code != kAnyCode)
+        {
+            EXPECT_EQ(code, e.code) << e.what();
+        }
+        for (const std::string& n : needles)
+            EXPECT_NE(std::string::npos, e.err.find(n)) << "message should mention '" << n << "': " << e.err;
+    }
+    catch (const std::exception& e)
+    {
+        ADD_FAILURE() << test << ": a " << typeid(e).name() << " instead of cv::Exception: " << e.what();
+    }
+}
+
 } // namespace cudaimage_test
 
 // First statement of every test that needs a CUDA device: skips with the reason otherwise.
@@ -42,5 +87,7 @@ cv::Mat randomMat(cv::Size size, int type, cv::RNG& rng);
         if (!::cudaimage_test::gpuUnavailableReason().empty())                             \
             CUDAIMAGE_SKIP("needs a CUDA device: " + ::cudaimage_test::gpuUnavailableReason()); \
     } while (0)
+
+#define EXPECT_MAT_EQ(a, b) EXPECT_TRUE(::cudaimage_test::matsEqual((a), (b)))
 
 #endif

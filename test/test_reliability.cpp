@@ -28,28 +28,13 @@ using cv::Size;
 using cv::cuda::GpuMat;
 using cv::cuda::Stream;
 using cv::cuda::SyncedMat;
+using cudaimage_test::countDifferent;
+using cudaimage_test::toHost;
 
 int envInt(const char* name, int dflt)
 {
     const char* v = std::getenv(name);
     return v && *v ? std::atoi(v) : dflt;
-}
-
-int countDifferent(const Mat& a, const Mat& b)
-{
-    if (a.size() != b.size() || a.type() != b.type())
-        return -1;
-    Mat ne;
-    cv::compare(a.reshape(1), b.reshape(1), ne, cv::CMP_NE);
-    return cv::countNonZero(ne);
-}
-
-Mat download(const GpuMat& g, Stream& s)
-{
-    Mat h;
-    g.download(h, s);
-    s.waitForCompletion();
-    return h;
 }
 
 size_t freeDeviceMemory()
@@ -267,8 +252,8 @@ TEST(CudaImage_Reliability, one_gaussian_filter_from_4_threads_and_streams)
                     src.upload(inputs[t], s);
                     for (int i = 0; i < iterations; i++)
                         f->apply(src, i % 2 ? a : b, s);  // two outputs, the same scratch of this stream
-                    results[2 * t] = download(a, s);
-                    results[2 * t + 1] = download(b, s);
+                    results[2 * t] = toHost(a, s);
+                    results[2 * t + 1] = toHost(b, s);
                 }
                 catch (const std::exception& e)
                 {
@@ -339,7 +324,7 @@ TEST(CudaImage_Reliability, gaussian_apply_after_a_caught_allocation_failure)
     try
     {
         f->apply(src, dst, s);
-        EXPECT_EQ(0, countDifferent(cpu, download(dst, s)));
+        EXPECT_EQ(0, countDifferent(cpu, toHost(dst, s)));
     }
     catch (const cv::Exception& e)
     {
@@ -398,7 +383,7 @@ TEST(CudaImage_Reliability, device_out_of_memory_then_recovery)
             cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(img.type(), -1, Size(0, 0), 2.0);
             GpuMat out = dst;
             f->apply(src, out, s);
-            const Mat r = download(out, s);
+            const Mat r = toHost(out, s);
             EXPECT_EQ(0, countDifferent(cpu, r)) << "the filter ran with the device full but gave a wrong result";
         }
         catch (const cv::Exception& e)
@@ -413,10 +398,10 @@ TEST(CudaImage_Reliability, device_out_of_memory_then_recovery)
     try
     {
         GpuMat up = synced.readDevice(s);
-        EXPECT_EQ(0, countDifferent(bigHost, download(up, s)));
+        EXPECT_EQ(0, countDifferent(bigHost, toHost(up, s)));
         cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(img.type(), -1, Size(0, 0), 2.0);
         f->apply(src, dst, s);
-        EXPECT_EQ(0, countDifferent(cpu, download(dst, s)));
+        EXPECT_EQ(0, countDifferent(cpu, toHost(dst, s)));
         SyncedMat fromHost(img), out;
         cv::cuda::applyFilter(f, fromHost, out, s);
         EXPECT_EQ(0, countDifferent(cpu, out.readHost()));
@@ -492,11 +477,11 @@ TEST(CudaImage_Reliability, non_blocking_and_per_thread_streams)
         GpuMat src, dst;
         src.upload(img, s);
         cv::cuda::createGaussianBlur(CV_16UC1, -1, Size(0, 0), sigma, 0, cv::BORDER_REFLECT)->apply(src, dst, s);
-        EXPECT_EQ(0, countDifferent(cpu, download(dst, s))) << "non-blocking stream, first use of a filter, sigma " << sigma;
+        EXPECT_EQ(0, countDifferent(cpu, toHost(dst, s))) << "non-blocking stream, first use of a filter, sigma " << sigma;
         GpuMat inPlace;
         src.copyTo(inPlace, s);
         cv::cuda::createGaussianBlur(CV_16UC1, -1, Size(0, 0), sigma, 0, cv::BORDER_REFLECT)->apply(inPlace, inPlace, s);
-        EXPECT_EQ(0, countDifferent(cpu, download(inPlace, s))) << "non-blocking stream, in place, first use of a filter, sigma " << sigma;
+        EXPECT_EQ(0, countDifferent(cpu, toHost(inPlace, s))) << "non-blocking stream, in place, first use of a filter, sigma " << sigma;
     }
     {
         Stream pt = cv::cuda::wrapStream(kPerThread);
@@ -505,7 +490,7 @@ TEST(CudaImage_Reliability, non_blocking_and_per_thread_streams)
         cv::cuda::GaussianBlur(src, dst, Size(0, 0), 2.0, 0, cv::BORDER_REPLICATE, pt);
         Mat cpu;
         cv::GaussianBlur(img, cpu, Size(0, 0), 2.0, 0, cv::BORDER_REPLICATE);
-        EXPECT_EQ(0, countDifferent(cpu, download(dst, pt))) << "cudaStreamPerThread";
+        EXPECT_EQ(0, countDifferent(cpu, toHost(dst, pt))) << "cudaStreamPerThread";
     }
     // SyncedMat across two non-blocking streams: ordered by events alone.
     for (int i = 0; i < 20; i++)
@@ -518,7 +503,7 @@ TEST(CudaImage_Reliability, non_blocking_and_per_thread_streams)
         w.setTo(Scalar(1000 + i), a);
         GpuMat copy;
         m.readDevice(b).copyTo(copy, b);
-        EXPECT_EQ(0, countDifferent(Mat(m.size(), CV_32SC1, Scalar(1000 + i)), download(copy, b))) << "iteration " << i;
+        EXPECT_EQ(0, countDifferent(Mat(m.size(), CV_32SC1, Scalar(1000 + i)), toHost(copy, b))) << "iteration " << i;
         // An adopted GpuMat produced on a non-blocking stream (passed as the producer).
         GpuMat produced(64, 64, CV_32SC1);
         produced.setTo(Scalar(7 + i), a);
@@ -541,7 +526,7 @@ TEST(CudaImage_Reliability, views_and_pending_work_outlive_released_objects)
     EXPECT_TRUE(m.empty());
     EXPECT_THROW(m.readHost(), cv::Exception);
     EXPECT_THROW(m.readDevice(s), cv::Exception);
-    EXPECT_EQ(0, countDifferent(Mat(64, 64, CV_8UC1, Scalar(5)), download(deviceView, s)));
+    EXPECT_EQ(0, countDifferent(Mat(64, 64, CV_8UC1, Scalar(5)), toHost(deviceView, s)));
     EXPECT_EQ(0, countDifferent(Mat(64, 64, CV_8UC1, Scalar(5)), hostView));
 
     // releaseDevice() while a device view is held: the view keeps its memory.
@@ -549,8 +534,8 @@ TEST(CudaImage_Reliability, views_and_pending_work_outlive_released_objects)
     GpuMat held = n.readDevice(s);
     n.releaseDevice();
     EXPECT_FALSE(n.isDeviceAllocated());
-    EXPECT_EQ(0, countDifferent(Mat(64, 64, CV_8UC1, Scalar(7)), download(held, s)));
-    EXPECT_EQ(0, countDifferent(Mat(64, 64, CV_8UC1, Scalar(7)), download(n.readDevice(s), s)));
+    EXPECT_EQ(0, countDifferent(Mat(64, 64, CV_8UC1, Scalar(7)), toHost(held, s)));
+    EXPECT_EQ(0, countDifferent(Mat(64, 64, CV_8UC1, Scalar(7)), toHost(n.readDevice(s), s)));
 
     // A filter object (taps, scratch) destroyed right after apply(), before its kernels ran.
     cv::RNG rng(15);
@@ -561,7 +546,7 @@ TEST(CudaImage_Reliability, views_and_pending_work_outlive_released_objects)
     src.upload(img, s);
     for (int i = 0; i < 10; i++)
         cv::cuda::createGaussianBlur(CV_32FC1, -1, Size(0, 0), 9.0)->apply(src, dst, s);
-    Mat out = download(dst, s), diff;
+    Mat out = toHost(dst, s), diff;
     cv::absdiff(cpu, out, diff);
     double worst = 0;
     cv::minMaxIdx(diff, nullptr, &worst);

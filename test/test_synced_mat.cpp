@@ -21,6 +21,8 @@ using cv::cuda::GpuMat;
 using cv::cuda::Stream;
 using cv::cuda::SyncedMat;
 using cv::cuda::TransferStats;
+using cudaimage_test::matsEqual;
+using cudaimage_test::toHost;
 
 // --- helpers ------------------------------------------------------------------------------------
 
@@ -37,25 +39,6 @@ void expectErrorMentioning(F f, const std::string& needle)
     {
         EXPECT_NE(std::string::npos, e.msg.find(needle)) << "message: " << e.msg;
     }
-}
-
-bool matsEqual(const Mat& a, const Mat& b)
-{
-    if (a.size() != b.size() || a.type() != b.type())
-        return false;
-    Mat diff;
-    cv::compare(a.reshape(1), b.reshape(1), diff, cv::CMP_NE);
-    return cv::countNonZero(diff) == 0;
-}
-
-#define EXPECT_MAT_EQ(a, b) EXPECT_TRUE(matsEqual((a), (b)))
-
-Mat toHost(const GpuMat& g, Stream& s)
-{
-    Mat h;
-    g.download(h, s);
-    s.waitForCompletion();
-    return h;
 }
 
 void expectStats(const SyncedMat& m, int uploads, size_t uploadBytes, int downloads, size_t downloadBytes)

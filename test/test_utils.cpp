@@ -30,4 +30,27 @@ cv::Mat randomMat(cv::Size size, int type, cv::RNG& rng)
     return m;
 }
 
+int countDifferent(const cv::Mat& a, const cv::Mat& b)
+{
+    if (a.size() != b.size() || a.type() != b.type())
+        return -1;
+    cv::Mat ne;
+    cv::compare(a.reshape(1), b.reshape(1), ne, cv::CMP_NE);
+    return cv::countNonZero(ne);
+}
+
+cv::Mat toHost(const cv::cuda::GpuMat& g, cv::cuda::Stream& s)
+{
+    cv::Mat h;
+    g.download(h, s);
+    s.waitForCompletion();
+    return h;
+}
+
+cv::cuda::Stream& noCudaStream()
+{
+    static thread_local cv::cuda::Stream s = cv::cuda::wrapStream(0);
+    return s;
+}
+
 } // namespace cudaimage_test
