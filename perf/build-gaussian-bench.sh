@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
 mkdir -p "$CUDAIMAGE_REPO/out"
 "$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -arch=sm_${CUDA_ARCH_BIN//./} -D__NV_NO_VECTOR_DEPRECATION_DIAG \
-    -I"$CUDAIMAGE_REPO/include" -I"$OPENCV_INSTALL/include/opencv4" \
+    -I"$CUDAIMAGE_REPO/include" -I"$(compgen -G "$OPENCV_INSTALL/include/opencv[0-9]" | head -1)" \
     "$CUDAIMAGE_REPO/perf/gaussian_bench.cu" -o "$CUDAIMAGE_REPO/out/gaussian_bench" \
     -L"$OPENCV_BUILD/lib" -lopencv_cudaimage -lopencv_cudafilters -lopencv_cudaarithm -lopencv_imgproc -lopencv_core \
     -Xlinker -rpath -Xlinker '$ORIGIN/lib'

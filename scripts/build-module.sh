@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Module build: cudaimage inside the cached OpenCV tree (scripts/build-opencv.sh), so only our
-# module, its tests, perf tests and the cv2 extension are rebuilt when our sources change.
+# Module build: cudaimage added to the cached OpenCV tree (scripts/build-opencv.sh, OPENCV_LINE=5.1
+# by default or 4.14), so only our module, its tests, perf tests and the cv2 extension are rebuilt
+# when our sources change.
 #   scripts/build-module.sh   -> $OPENCV_BUILD/bin/opencv_{test,perf}_cudaimage, $OPENCV_BUILD/bin/cudaimage-blur,
 #                                cv2 in $OPENCV_BUILD/python_loader
 set -euo pipefail
@@ -10,7 +11,7 @@ bash "$CUDAIMAGE_REPO/scripts/build-opencv.sh"
 step "module build: cudaimage in $OPENCV_BUILD"
 # The tree remembers the module path of the clone that configured it; point it at this clone
 # (OpenCV globs our sources at configure time, so reconfigure every time: a few seconds).
-cmake "$OPENCV_BUILD" -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_SRC/contrib/modules/cudev;$OPENCV_SRC/contrib/modules/cudaarithm;$OPENCV_SRC/contrib/modules/cudafilters;$CUDAIMAGE_REPO/modules" > "$OPENCV_ROOT/reconfigure.log" 2>&1 \
+cmake "$OPENCV_BUILD" -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_EXTRA_WITH_CUDAIMAGE" > "$OPENCV_ROOT/reconfigure.log" 2>&1 \
     || { tail -30 "$OPENCV_ROOT/reconfigure.log"; die "reconfigure failed"; }
 # The Python binding generator's output names our headers by absolute path, and ninja does not re-run
 # it when only the path changed (another clone's sources are not newer): drop it if it names

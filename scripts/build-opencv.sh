@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds OpenCV 4.10 with its contrib CUDA modules (cudev, cudaarithm, cudafilters) for CUDA 13,
-# from Debian's source package, together with this repository's cudaimage module.
+# Builds OpenCV (5.1 by default, OPENCV_LINE=4.14 for the 4.x line) with its contrib CUDA modules
+# (cudev, cudaarithm, cudafilters) for CUDA 13, from OpenCV's own PyPI source package, against
+# NPP from NVIDIA's PyPI wheel. No patch and no stand-in: both releases build with CUDA 13 as is.
+# Our module is added by scripts/build-module.sh, so this cached tree never depends on our sources.
 # Idempotent and cached (see scripts/common.sh); a second run takes seconds.
 #
 #   scripts/build-opencv.sh            # CUDA_ARCH_BIN=9.0 by default; override in the environment
 #
-# Steps: system packages -> Python venv (NumPy 2 headers) -> source (Debian 13, verified) ->
-#        patch -> configure -> build and install (OpenCV plus cudaimage in one tree).
+# Steps: system packages -> Python venv (NumPy 2 headers) -> NPP (verified wheel, linked toolkit
+#        root) -> source (verified sdist) -> configure -> build and install.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -19,8 +21,8 @@ fi
 step "1/6 system packages"
 [[ -x $CUDA_HOME/bin/nvcc ]] || die "no CUDA toolkit at $CUDA_HOME (set CUDA_HOME); CUDA 13.0 is required"
 "$CUDA_HOME/bin/nvcc" --version | grep -q "release 13.0" || die "CUDA 13.0 is required (found: $("$CUDA_HOME/bin/nvcc" --version | tail -2 | head -1))"
-packages=(build-essential cmake ninja-build pkg-config dpkg-dev xz-utils patch ca-certificates
-          libpng-dev libjpeg-dev zlib1g-dev python3-dev python3-venv libgtest-dev)
+packages=(build-essential cmake ninja-build pkg-config xz-utils unzip ca-certificates
+          libpng-dev libjpeg-dev zlib1g-dev python3-dev python3-venv python3-pip libgtest-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
 SUDO=; [[ $(id -u) -eq 0 ]] || SUDO=sudo
@@ -31,63 +33,86 @@ if ((${#missing[@]})); then
 fi
 
 step "2/6 Python environment with NumPy 2 ($VENV)"
-if [[ ! -x $VENV/bin/python ]] || ! "$VENV/bin/python" -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'; then
-    "$PYTHON_SYSTEM" -m venv "$VENV"
-    "$VENV/bin/pip" install -q --disable-pip-version-check "numpy>=2,<3"
+bash "$CUDAIMAGE_REPO/scripts/python-env.sh"
+
+download="$CUDAIMAGE_CACHE/download"
+mkdir -p "$download"
+# fetch FILE SHA256 PIP-ARGS...: download with pip unless already there, then verify
+fetch() {
+    local file=$1 sha=$2; shift 2
+    if [[ ! -f $download/$file ]] || ! sha256sum --quiet -c <<<"$sha  $download/$file" 2>/dev/null; then
+        rm -f "$download/$file"
+        "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps -d "$download" "$@"
+    fi
+    sha256sum --quiet -c <<<"$sha  $download/$file" || die "$download/$file does not have the SHA-256 kept in scripts/common.sh"
+}
+
+step "3/6 NPP $NPP_WHEEL_VERSION (PyPI nvidia-npp) in a linked toolkit root: $CUDA_NPP_ROOT"
+npp_wheel=nvidia_npp-$NPP_WHEEL_VERSION-py3-none-manylinux_2_27_x86_64.whl
+if [[ ! -f $CUDA_NPP_ROOT/.ready ]]; then
+    fetch "$npp_wheel" "$NPP_WHEEL_SHA256" --only-binary :all: --platform manylinux_2_27_x86_64 "nvidia-npp==$NPP_WHEEL_VERSION"
+    rm -rf "$CUDA_NPP_ROOT" && mkdir -p "$CUDA_NPP_ROOT/npp"
+    unzip -q "$download/$npp_wheel" 'nvidia/cu13/*' -d "$CUDA_NPP_ROOT/npp"
+    npp="$CUDA_NPP_ROOT/npp/nvidia/cu13"
+    # Every entry of the toolkit is a link, except include/ and lib/, which are real folders of
+    # links (a link to the folder would make the NPP links below land in the system toolkit).
+    for entry in "$CUDA_HOME"/*; do
+        name=$(basename "$entry")
+        case $name in include|lib|lib64) ;; *) ln -s "$(realpath "$entry")" "$CUDA_NPP_ROOT/$name" ;; esac
+    done
+    mkdir "$CUDA_NPP_ROOT/include" "$CUDA_NPP_ROOT/lib"
+    ln -s "$(realpath "$CUDA_HOME/include")"/* "$CUDA_NPP_ROOT/include/"
+    ln -s "$(realpath "$CUDA_HOME/lib64")"/* "$CUDA_NPP_ROOT/lib/"
+    ln -sf "$npp"/include/*.h "$CUDA_NPP_ROOT/include/"
+    for so in "$npp"/lib/libnpp*.so.13; do
+        ln -sf "$so" "$CUDA_NPP_ROOT/lib/"
+        ln -sf "$(basename "$so")" "$CUDA_NPP_ROOT/lib/$(basename "$so" .13)"   # libnppc.so -> libnppc.so.13
+    done
+    ln -s lib "$CUDA_NPP_ROOT/lib64"
+    touch "$CUDA_NPP_ROOT/.ready"
 fi
 
-step "3/6 source: Debian 13 (trixie) opencv $OPENCV_DEB_VERSION"
-mkdir -p "$OPENCV_ROOT/download"
-srclist=/etc/apt/sources.list.d/cudaimage-trixie-src.sources
-if [[ ! -f $srclist ]]; then
-    # Reuse the Debian archive address this machine already uses; source entries only, so no
-    # binary package can be upgraded from trixie.
-    uri=$(sed -n -E 's/^URIs:[[:space:]]*([^[:space:]]*\/debian)\/?[[:space:]]*$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-    [[ -n $uri ]] || uri=$(sed -n -E 's/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]*\/debian)\/?[[:space:]].*/\2/p' /etc/apt/sources.list 2>/dev/null | head -1)
-    [[ -n $uri ]] || die "cannot find the Debian archive address in /etc/apt/sources.list{,.d}"
-    printf 'Types: deb-src\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$uri" | $SUDO tee "$srclist" >/dev/null
-    $SUDO apt-get update -q
+step "4/6 source: OpenCV $OPENCV_UPSTREAM_VERSION (PyPI opencv-contrib-python $OPENCV_SDIST_VERSION sdist)"
+sdist=opencv_contrib_python-$OPENCV_SDIST_VERSION.tar.gz
+if [[ ! -f $OPENCV_ROOT/src/.unpacked ]]; then
+    # --no-binary for this package only: `:all:` would also refuse the wheels of its build tools.
+    fetch "$sdist" "$OPENCV_SDIST_SHA256" --no-binary opencv-contrib-python "opencv-contrib-python==$OPENCV_SDIST_VERSION"
+    rm -rf "$OPENCV_ROOT/src" && mkdir -p "$OPENCV_ROOT/src"
+    top=${sdist%.tar.gz}
+    tar -xzf "$download/$sdist" -C "$OPENCV_ROOT/src" --strip-components=1 --exclude="$top/opencv/.git" \
+        "$top/opencv" "$top/opencv_contrib/modules/cudev" "$top/opencv_contrib/modules/cudaarithm" \
+        "$top/opencv_contrib/modules/cudafilters"
+    touch "$OPENCV_ROOT/src/.unpacked"
 fi
-have=$(apt-cache showsrc opencv | sed -n 's/^Version: //p' | sort -u | tr '\n' ' ')
-[[ " $have " == *" $OPENCV_DEB_VERSION "* ]] || die "Debian offers opencv source versions [$have], not $OPENCV_DEB_VERSION, which scripts/opencv-4.10-cuda13.patch was written for"
-# The expected SHA-256 of each tarball, from the suite's (signed) Sources index.
-checksums=$(apt-cache showsrc opencv | awk -v v="$OPENCV_DEB_VERSION" '
-    /^Version: /{ok=($2==v)} /^Checksums-Sha256:/{c=ok; next} /^[^ ]/{c=0} c&&/orig/{print $1"  "$3}')
-[[ $(wc -l <<<"$checksums") -eq 2 ]] || die "could not read the tarball checksums of opencv $OPENCV_DEB_VERSION"
-cd "$OPENCV_ROOT/download"
-if [[ ! -f $OPENCV_SRC/.patched ]] && ! sha256sum --quiet -c <<<"$checksums" 2>/dev/null; then
-    # apt-get may fail to fetch the .dsc on some mirrors; the tarballs are what we need and verify.
-    apt-get source --download-only -q "opencv=$OPENCV_DEB_VERSION" || true
-    sha256sum -c <<<"$checksums" || die "opencv tarballs missing or corrupt in $PWD"
-fi
-if [[ ! -f $OPENCV_SRC/.patched ]]; then
-    rm -rf "$OPENCV_SRC" && mkdir -p "$OPENCV_SRC/contrib"
-    tar -xf "opencv_${OPENCV_UPSTREAM_VERSION}+dfsg.orig.tar.xz" -C "$OPENCV_SRC" --strip-components=1
-    tar -xf "opencv_${OPENCV_UPSTREAM_VERSION}+dfsg.orig-contrib.tar.xz" -C "$OPENCV_SRC/contrib" --strip-components=1
 
-    step "4/6 patch for CUDA 13 ($OPENCV_PATCH)"
-    patch -d "$OPENCV_SRC" -p1 --forward --quiet < "$OPENCV_PATCH"
-    touch "$OPENCV_SRC/.patched"
-else
-    step "4/6 source already unpacked and patched in $OPENCV_SRC"
-fi
+# OpenCV's own tests of the NPP-backed modules are built for the default line only (they are
+# run once on the GPU machine); the other line builds the tests of our module alone.
+opencv_tests=(opencv_test_cudaarithm opencv_test_cudafilters)
+test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST="cudaimage;cudaarithm;cudafilters")
+if [[ $OPENCV_LINE != 5.1 ]]; then opencv_tests=(); test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST=cudaimage); fi
 
 step "5/6 configure (CUDA_ARCH_BIN=$CUDA_ARCH_BIN)"
 cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake" \
-    -DCMAKE_INSTALL_PREFIX="$OPENCV_INSTALL" \
-    -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_HOME" -DCUDA_ARCH_BIN="$CUDA_ARCH_BIN" \
-    -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_SRC/contrib/modules/cudev;$OPENCV_SRC/contrib/modules/cudaarithm;$OPENCV_SRC/contrib/modules/cudafilters;$CUDAIMAGE_REPO/modules" \
+    -DCMAKE_INSTALL_PREFIX="$OPENCV_INSTALL" -DCMAKE_INSTALL_RPATH_USE_LINK_PATH=ON \
+    -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_NPP_ROOT" -DCMAKE_CUDA_COMPILER="$CUDA_NPP_ROOT/bin/nvcc" \
+    -DCUDA_ARCH_BIN="$CUDA_ARCH_BIN" "${test_list[@]}" \
+    -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_EXTRA_CONTRIB" \
     -DPYTHON3_EXECUTABLE="$VENV/bin/python" \
     -DPYTHON3_NUMPY_INCLUDE_DIRS="$("$VENV/bin/python" -c 'import numpy; print(numpy.get_include())')" \
     > "$OPENCV_ROOT/configure.log" 2>&1 || { tail -40 "$OPENCV_ROOT/configure.log"; die "configure failed; log: $OPENCV_ROOT/configure.log"; }
-grep -E "^--   (To be built|Python 3:|    Interpreter|    Libraries|    numpy|    install path|NVIDIA CUDA|    NVIDIA GPU arch)" "$OPENCV_ROOT/configure.log" || true
+grep -E "^--[[:space:]]+(To be built|Python 3:|Interpreter|Libraries|numpy|install path|NVIDIA CUDA|NVIDIA GPU arch)" "$OPENCV_ROOT/configure.log" || true
+# Real NPP or nothing: every NPP library OpenCV looks for must have been found.
+npp_missing=$(grep -E '^CUDA_npp[a-z]*_LIBRARY[^=]*=.*NOTFOUND' "$OPENCV_BUILD/CMakeCache.txt" || true)
+[[ -z $npp_missing ]] || die "OpenCV did not find NPP in $CUDA_NPP_ROOT: $npp_missing"
 
 step "6/6 build and install (about 30 min on 2 cores; [done/total] below)"
 export NINJA_STATUS="[%f/%t %p %es] "
-# Everything in the tree, cudaimage included (scripts/build-module.sh rebuilds only our targets).
 log="$OPENCV_ROOT/build.log"
 # flock: never two builds in one tree (scripts/build-module.sh and build-standalone.sh take it too).
-if ! flock "$BUILD_LOCK" cmake --build "$OPENCV_BUILD" --target install 2>&1 | tee "$log" \
+# Named targets, then install: cudev's test target (slow, not ours to run) is in `all` whatever
+# OPENCV_BUILD_TEST_MODULES_LIST says, so the `install` target would build it.
+targets=(opencv_modules opencv_python3 "${opencv_tests[@]}")
+if ! { flock "$BUILD_LOCK" cmake --build "$OPENCV_BUILD" --target "${targets[@]}" && cmake --install "$OPENCV_BUILD"; } 2>&1 | tee "$log" \
         | awk '/^\[[0-9]+\/[0-9]+ / { if (++n % 25 == 0) print; fflush(); next } /FAILED|error:/ { print; fflush() }'; then
     die "build failed (log: $log); rerun: cmake --build $OPENCV_BUILD"
 fi

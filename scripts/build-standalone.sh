@@ -4,7 +4,8 @@
 #
 #   scripts/build-standalone.sh [--no-test]
 #
-# 1. configure build-standalone/ (gitignored) with OpenCV_DIR=$OPENCV_INSTALL/lib/cmake/opencv4
+# 1. configure build-standalone/ (OPENCV_LINE=5.1; build-standalone-4.14/ for 4.14; gitignored)
+#    with OpenCV_DIR=$OPENCV_INSTALL/lib/cmake/opencv5 (opencv4 for 4.14)
 # 2. build (libcudaimage.so, cudaimage_test, samples/cpp/*)
 # 3. ctest --output-on-failure (GPU cases skip, saying why, on a machine without a GPU)
 # 4. install into build-standalone/install
@@ -24,10 +25,10 @@ done
 
 bash "$CUDAIMAGE_REPO/scripts/build-opencv.sh"
 
-build="$CUDAIMAGE_REPO/build-standalone"
+build="$STANDALONE_BUILD"
 prefix="$build/install"
-opencv_dir="$OPENCV_INSTALL/lib/cmake/opencv4"
-[[ -f $opencv_dir/OpenCVConfig.cmake ]] || die "no OpenCVConfig.cmake in $opencv_dir"
+opencv_dir=$(dirname "$(compgen -G "$OPENCV_INSTALL/lib/cmake/opencv[0-9]/OpenCVConfig.cmake" | head -1)")
+[[ -f $opencv_dir/OpenCVConfig.cmake ]] || die "no OpenCVConfig.cmake in $OPENCV_INSTALL/lib/cmake/opencv*"
 lock=$BUILD_LOCK
 
 step "1/5 configure $build"

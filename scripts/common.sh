@@ -2,28 +2,51 @@
 # Everything heavy lives in a cache outside the clone, keyed by what determines it,
 # so a second run (or CI on the same machine) reuses it.
 CUDAIMAGE_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OPENCV_DEB_VERSION=4.10.0+dfsg-5            # the patch below was written for exactly this
-OPENCV_UPSTREAM_VERSION=4.10.0
-OPENCV_PATCH="$CUDAIMAGE_REPO/scripts/opencv-4.10-cuda13.patch"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 CUDA_ARCH_BIN=${CUDA_ARCH_BIN:-9.0}           # H100/H200; e.g. "8.6;9.0" for more GPUs
 CUDAIMAGE_CACHE=${CUDAIMAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudaimage}
 PYTHON_SYSTEM=/usr/bin/python3                # Debian's; cv2 uses the limited API (abi3)
 
-# The OpenCV tree's key: what determines its output (version, patch, options, compiler).
+# OpenCV line: 5.1 (default) or 4.14. Source: OpenCV's own PyPI source package
+# (opencv-contrib-python sdist: opencv/ and opencv_contrib/), pinned by SHA-256.
+OPENCV_LINE=${OPENCV_LINE:-5.1}
+case $OPENCV_LINE in
+    5.1)  OPENCV_SDIST_VERSION=5.1.0.95
+          OPENCV_SDIST_SHA256=68e98c989685db112c28e7e921c783324cd3b14ffc0b188ae5ea59fbbfca9bfc ;;
+    4.14) OPENCV_SDIST_VERSION=4.14.0.94
+          OPENCV_SDIST_SHA256=f2e58020b9f54d68b49553a161327ae1bbc47da68e147231d444c915ee4cab4c ;;
+    *) printf 'error: OPENCV_LINE=%s; supported: 5.1, 4.14\n' "$OPENCV_LINE" >&2; exit 1 ;;
+esac
+OPENCV_UPSTREAM_VERSION=${OPENCV_SDIST_VERSION%.*}   # 5.1.0.95 -> 5.1.0
+
+# NPP from NVIDIA's PyPI wheel (the CUDA 13.0 toolkit here has none), matching the toolkit.
+NPP_WHEEL_VERSION=13.0.1.2
+NPP_WHEEL_SHA256=70a53f1eb78a4c4c6a9ad08b50d28fbd1c190e03a4b45a0e0ffbdd794cc919a3
+# A toolkit root made of links to $CUDA_HOME plus NPP's headers and libraries, so OpenCV's
+# FindCUDA finds NPP without anything being written into the system toolkit.
+CUDA_NPP_ROOT="$CUDAIMAGE_CACHE/cuda-npp-$NPP_WHEEL_VERSION"
+
+# The OpenCV tree's key: what determines its output (version, configuration, compiler, NPP).
 opencv_key() {
-    { echo "$OPENCV_DEB_VERSION"; cat "$OPENCV_PATCH" "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake";
+    { echo "$OPENCV_SDIST_SHA256 $NPP_WHEEL_VERSION"; cat "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake";
       "$CUDA_HOME/bin/nvcc" --version 2>/dev/null | tail -1; } | sha256sum | cut -c1-10
 }
 OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-sm${CUDA_ARCH_BIN//[.;]/}-$(opencv_key)"
 # realpath: a tree is tied to the absolute paths it was configured with (a link may point to it)
 OPENCV_ROOT=$(realpath -m "$CUDAIMAGE_CACHE/opencv-$OPENCV_KEY")
-OPENCV_SRC="$OPENCV_ROOT/src"
+OPENCV_SRC="$OPENCV_ROOT/src/opencv"
+OPENCV_CONTRIB_MODULES="$OPENCV_ROOT/src/opencv_contrib/modules"
 OPENCV_BUILD="$OPENCV_ROOT/build"
 OPENCV_INSTALL="$OPENCV_ROOT/install"
+# The contrib modules we build against, and with our module for the module build.
+OPENCV_EXTRA_CONTRIB="$OPENCV_CONTRIB_MODULES/cudev;$OPENCV_CONTRIB_MODULES/cudaarithm;$OPENCV_CONTRIB_MODULES/cudafilters"
+OPENCV_EXTRA_WITH_CUDAIMAGE="$OPENCV_EXTRA_CONTRIB;$CUDAIMAGE_REPO/modules"
+# The standalone build's folder in this clone (gitignored), one per line.
+if [[ $OPENCV_LINE == 5.1 ]]; then STANDALONE_BUILD="$CUDAIMAGE_REPO/build-standalone"
+else STANDALONE_BUILD="$CUDAIMAGE_REPO/build-standalone-$OPENCV_LINE"; fi
 VENV="$CUDAIMAGE_CACHE/venv-py$($PYTHON_SYSTEM -c 'import sys;print("%d%d"%sys.version_info[:2])' 2>/dev/null)"
 
-BUILD_LOCK=/tmp/cudaimage-build.lock          # serialises builds in the cached trees
+BUILD_LOCK=/tmp/cudaimage-build-$OPENCV_KEY.lock   # serialises builds in one cached tree
 
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

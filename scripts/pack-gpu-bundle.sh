@@ -4,12 +4,14 @@
 # the Python tests and samples, and run-all.sh (scripts/bundle/run-all.sh), which runs them all.
 # The target machine needs the NVIDIA driver, bash and Python 3 with NumPy 2; nothing else of ours.
 #
-#   scripts/pack-gpu-bundle.sh [--no-build] [--standalone]
+#   scripts/pack-gpu-bundle.sh [--no-build] [--standalone] [--opencv-tests]
 #     --no-build     use the module build as it is (default: scripts/build-module.sh first, cached)
 #     --standalone   run scripts/build-standalone.sh --no-test first (default: bundle its
 #                    cudaimage_test and C++ samples only if build-standalone/ already has them).
 #                    The C++ samples are built by the standalone build only: pack with --standalone
 #                    for a bundle whose `samples` part runs every sample.
+#     --opencv-tests OpenCV's own opencv_test_cudaarithm and opencv_test_cudafilters too (built for
+#                    OPENCV_LINE=5.1 only), run by run-all.sh as parts of those names.
 #
 # Bundle layout (cudaimage-gpu-bundle/):
 #   run-all.sh  run-sanitizers.sh  MANIFEST.txt  checks/cv2_check.py
@@ -17,7 +19,7 @@
 #                 build), gaussian_bench (perf/), cudaimage_test (standalone)
 #   perf/         run-gaussian-bench.sh and npp_gaussian_bench.cu: `perf/run-gaussian-bench.sh . OUT`
 #   bin/samples/  the C++ samples blur, pipeline, video_blur (standalone build)
-#   lib/          libopencv_*.so.410, libcudaimage.so.* (standalone), under their SONAMEs
+#   lib/          libopencv_*.so.501 (or .414), libcudaimage.so.* (standalone), under their SONAMEs
 #   lib/carried/  every other library ldd resolves on this machine (libjpeg.so.62, libpng16.so.16,
 #                 ...), except glibc, libstdc++, libgcc_s and the driver's libcuda; run-all.sh
 #                 uses one only where the host lacks it
@@ -27,17 +29,18 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-build_module=1 build_standalone=0
+build_module=1 build_standalone=0 opencv_tests=0
 for arg in "$@"; do
     case $arg in
         --no-build) build_module=0 ;;
         --standalone) build_standalone=1 ;;
+        --opencv-tests) opencv_tests=1 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $arg (see --help)" ;;
     esac
 done
 
-name=cudaimage-gpu-bundle
+name=cudaimage-gpu-bundle; [[ $OPENCV_LINE == 5.1 ]] || name+=-$OPENCV_LINE
 stage_root="$CUDAIMAGE_REPO/build-bundle"   # gitignored (/build*/)
 stage="$stage_root/$name"
 tarball="$CUDAIMAGE_REPO/out/$name.tar.xz"
@@ -58,7 +61,13 @@ cp "$CUDAIMAGE_REPO/scripts/bundle/run-all.sh" "$stage/"
 cp "$CUDAIMAGE_REPO/scripts/bundle/cv2_check.py" "$stage/checks/"
 chmod +x "$stage/run-all.sh"
 cp "$OPENCV_BUILD/bin/opencv_test_cudaimage" "$OPENCV_BUILD/bin/opencv_perf_cudaimage" "$stage/bin/"
-standalone="$CUDAIMAGE_REPO/build-standalone"
+if ((opencv_tests)); then
+    for f in opencv_test_cudaarithm opencv_test_cudafilters; do
+        [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f (built for OPENCV_LINE=5.1 by scripts/build-opencv.sh)"
+        cp "$OPENCV_BUILD/bin/$f" "$stage/bin/"
+    done
+fi
+standalone="$STANDALONE_BUILD"
 if [[ -x $standalone/cudaimage_test ]]; then
     cp "$standalone/cudaimage_test" "$stage/bin/"
     echo "standalone cudaimage_test: built $(date -r "$standalone/cudaimage_test" '+%F %T')"
@@ -123,9 +132,10 @@ done
 find "$stage" \( -name __pycache__ -o -name '*.pyc' \) -prune -exec rm -rf {} +
 
 step "2/5 libraries (ldd on this machine)"
-# Provided by every Linux host, or by the GPU machine's driver; a carried libstdc++ or glibc
+# Provided by every Linux host, or by the GPU machine's driver or CUDA 13 toolkit (NPP: the wheel's
+# 158 MB would not fit; the toolkit's NPP 13.0 is the same major version); a carried libstdc++ or glibc
 # older than the host's would break the host's own libraries (NumPy, PyTorch) in our processes.
-host_only='^(linux-vdso\.so|ld-linux.*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libresolv\.so|libutil\.so|libgcc_s\.so|libstdc\+\+\.so|libcuda\.so|libnvidia-.*\.so)'
+host_only='^(linux-vdso\.so|ld-linux.*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libresolv\.so|libutil\.so|libgcc_s\.so|libstdc\+\+\.so|libcuda\.so|libnvidia-.*\.so|libnpp[a-z]*\.so)'
 mapfile -t elfs < <(find "$stage/bin" -type f; ls "$stage/lib/python/cv2/python-3/"*.so)
 declare -A seen=()
 for elf in "${elfs[@]}"; do

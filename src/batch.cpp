@@ -358,7 +358,7 @@ private:
         for (size_t k = 0; k < workers_.size(); ++k)
             imagesPerDevice_[k] = workers_[k]->processed;
         if (sh.failed)
-            CV_Error(sh.code, sh.message);
+            CV_Error(static_cast<Error::Code>(sh.code), sh.message);   // 5.x: cv::error takes Error::Code
     }
 
     // --- host images: staged through page-locked memory ---

@@ -199,6 +199,11 @@ else
     skip demo "no samples/python/blur_demo.py"
 fi
 wanted samples && part samples samples_part
+# OpenCV's own tests of the NPP-backed modules, when the bundle carries them (pack --opencv-tests).
+# No opencv_extra here: tests that need its data files fail with "missing test data" (counted apart).
+for t in opencv_test_cudaarithm opencv_test_cudafilters; do
+    [[ -x $B/bin/$t ]] && wanted "$t" && gtest_part "$t" "$B/bin/$t"
+done
 if ! wanted opencv_perf_cudaimage; then :
 elif [[ ${RUN_PERF:-0} == 1 ]]; then
     # shellcheck disable=SC2086  # PERF_ARGS is a list of arguments
