@@ -40,7 +40,7 @@ for line in "${lines[@]}"; do
     timed "$line standalone ctest" ctest --test-dir "$STANDALONE_BUILD" --output-on-failure
 
     step "OpenCV $line: tests 3/3: Python (cv2 from the module build, $("$VENV/bin/python" --version))"
-    timed "$line python" env PYTHONPATH="$OPENCV_BUILD/python_loader${PYTHONPATH:+:$PYTHONPATH}" \
+    timed "$line python" env CUDAIMAGE_OPENCV_LINE="$line" PYTHONPATH="$OPENCV_BUILD/python_loader${PYTHONPATH:+:$PYTHONPATH}" \
         "$VENV/bin/python" -m unittest discover -s "$CUDAIMAGE_REPO/misc/python/test" -p 'test_*.py' -v
     start=$(date +%s)
 done

@@ -75,6 +75,17 @@ for f in "$B"/lib/carried/*; do
         [[ $where == /* && ":${LD_LIBRARY_PATH:-}:" != *":$where:"* ]] && extra_dirs+=":$where"
     fi
 done
+# NPP 13 is not carried (too large): the host's, from its CUDA 13 toolkit or NVIDIA's nvidia-npp
+# wheel ($NPP_LIB_DIR names another folder).
+if npp_dir=$(host_lib_dir libnppc.so.13); then
+    [[ $npp_dir == /* && ":${LD_LIBRARY_PATH:-}:$extra_dirs:" != *":$npp_dir:"* ]] && extra_dirs+=":$npp_dir"
+    echo "libnpp*.so.13: host ($npp_dir)" >> "$lib_report"
+elif [[ -n ${NPP_LIB_DIR:-} && -e $NPP_LIB_DIR/libnppc.so.13 ]]; then
+    extra_dirs+=":$NPP_LIB_DIR"
+    echo "libnpp*.so.13: $NPP_LIB_DIR" >> "$lib_report"
+else
+    echo "libnpp*.so.13: NOT FOUND (install CUDA 13's NPP or nvidia-npp, or set NPP_LIB_DIR)" | tee -a "$lib_report" >&2
+fi
 export LD_LIBRARY_PATH="$B/lib:$active${extra_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # Our cv2 before any installed one (the GPU machine's pip opencv 5 included); python-support holds
 # helpers the tests import (OpenCV's tests_common.py).
