@@ -2,7 +2,9 @@
 # Builds OpenCV (5.1 by default, OPENCV_LINE=4.14 for the 4.x line) with its contrib CUDA modules
 # (cudev, cudaarithm, cudafilters) for CUDA 13, from OpenCV's own PyPI source package, against
 # NPP from NVIDIA's PyPI wheel. No patch and no stand-in: both releases build with CUDA 13 as is.
-# Our module is added by scripts/build-module.sh, so this cached tree never depends on our sources.
+# Our module is in the tree from its first configure: adding a module later rewrites
+# opencv2/opencv_modules.hpp, which nearly every OpenCV source includes, and rebuilds everything.
+# scripts/build-module.sh then rebuilds only our targets when our sources change.
 # Idempotent and cached (see scripts/common.sh); a second run takes seconds.
 #
 #   scripts/build-opencv.sh            # CUDA_ARCH_BIN=9.0 by default; override in the environment
@@ -96,7 +98,7 @@ cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/o
     -DCMAKE_INSTALL_PREFIX="$OPENCV_INSTALL" -DCMAKE_INSTALL_RPATH_USE_LINK_PATH=ON \
     -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_NPP_ROOT" -DCMAKE_CUDA_COMPILER="$CUDA_NPP_ROOT/bin/nvcc" \
     -DCUDA_ARCH_BIN="$CUDA_ARCH_BIN" "${test_list[@]}" \
-    -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_EXTRA_CONTRIB" \
+    -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_EXTRA_WITH_CUDAIMAGE" \
     -DPYTHON3_EXECUTABLE="$VENV/bin/python" \
     -DPYTHON3_NUMPY_INCLUDE_DIRS="$("$VENV/bin/python" -c 'import numpy; print(numpy.get_include())')" \
     > "$OPENCV_ROOT/configure.log" 2>&1 || { tail -40 "$OPENCV_ROOT/configure.log"; die "configure failed; log: $OPENCV_ROOT/configure.log"; }
@@ -111,7 +113,7 @@ log="$OPENCV_ROOT/build.log"
 # flock: never two builds in one tree (scripts/build-module.sh and build-standalone.sh take it too).
 # Named targets, then install: cudev's test target (slow, not ours to run) is in `all` whatever
 # OPENCV_BUILD_TEST_MODULES_LIST says, so the `install` target would build it.
-targets=(opencv_modules opencv_python3 "${opencv_tests[@]}")
+targets=(opencv_modules opencv_python3 gen-pkgconfig "${opencv_tests[@]}")   # gen-pkgconfig: the .pc file install wants
 if ! { flock "$BUILD_LOCK" cmake --build "$OPENCV_BUILD" --target "${targets[@]}" && cmake --install "$OPENCV_BUILD"; } 2>&1 | tee "$log" \
         | awk '/^\[[0-9]+\/[0-9]+ / { if (++n % 25 == 0) print; fflush(); next } /FAILED|error:/ { print; fflush() }'; then
     die "build failed (log: $log); rerun: cmake --build $OPENCV_BUILD"
