@@ -84,7 +84,7 @@ fi
 bash "$CUDAIMAGE_REPO/perf/build-gaussian-bench.sh"
 cp "$CUDAIMAGE_REPO/out/gaussian_bench" "$stage/bin/"
 mkdir -p "$stage/perf"
-cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$stage/perf/"
+cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$CUDAIMAGE_REPO/perf/dask_bench.py" "$stage/perf/"
 cp "$CUDAIMAGE_REPO/scripts/run-sanitizers.sh" "$stage/"
 # C++ samples: built by the standalone build only (top-level CMakeLists.txt).
 sample_bins=()
