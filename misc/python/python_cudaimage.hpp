@@ -1,7 +1,8 @@
 // Python-only glue for cv::cuda::SyncedMat. OpenCV's binding generator parses misc/python/python_*.hpp
 // (so this declaration becomes cv2.cuda.syncedMatHostView) and cv2 includes it; the definition is in
-// pyopencv_cudaimage.hpp, compiled into cv2 only (never into the library). cv2.cudaimage
-// (misc/python/package/cudaimage) uses it to make SyncedMat.readHost() & co. return views.
+// pyopencv_cudaimage.hpp, compiled into cv2 only (never into the library), next to the methods it
+// adds to cv2.cuda.SyncedMat (readHost() & co. returning views, deviceArray(), DLPack).
+// cv2.cudaimage.host_view() (misc/python/package/cudaimage) calls it.
 #ifndef OPENCV_CUDAIMAGE_PYTHON_CUDAIMAGE_HPP
 #define OPENCV_CUDAIMAGE_PYTHON_CUDAIMAGE_HPP
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """One image, three GPU libraries, no needless copies: a cv2.cuda.SyncedMat handed zero-copy to
-CuPy (``__cuda_array_interface__``) and PyTorch (DLPack) between two cudaimage blurs, with the
-transfer counters printed after every step.
+CuPy (``__cuda_array_interface__`` of an explicit device view) and PyTorch (DLPack) between two
+cudaimage blurs, with the transfer counters printed after every step.
 
     python3 samples/python/pipeline_cupy_torch.py [--input IMAGE] [--output PATH] [--sigma 1.5]
 
 Steps, all on the GPU, on the same device memory:
 
 1. cudaimage Gaussian blur, in place (cv2.cuda.applyFilterInPlace): the one upload;
-2. CuPy: ``cupy.asarray(m)`` views the SyncedMat's device memory; invert the image in place;
+2. CuPy: ``cupy.asarray(m.deviceArray())`` views the SyncedMat's device memory (a read-write
+   device access: the SyncedMat itself has no ``__cuda_array_interface__``, so that libraries
+   probing for it cost nothing); invert the image in place;
 3. PyTorch: ``torch.from_dlpack(m)`` views the same memory; scale it by 0.8 in place;
 4. cudaimage Gaussian blur again;
 5. ``m.readHost()``: the one download.
@@ -118,7 +120,7 @@ def main(argv=None):
     same_memory = True
 
     if cupy is not None:
-        x = cupy.asarray(m)                     # __cuda_array_interface__: a read-write access
+        x = cupy.asarray(m.deviceArray(null))   # explicit read-write access, by the CUDA array interface
         same_memory &= x.data.ptr == device_ptr
         cupy.bitwise_not(x, out=x)              # 255 - x, in place on the SyncedMat's memory
         print("2. CuPy 255 - x (in place):              %s; same memory: %s" % (counters(m), x.data.ptr == device_ptr))
