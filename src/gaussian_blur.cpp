@@ -2,11 +2,11 @@
 // Every check runs before the first CUDA call, so bad input is reported the same with or
 // without a GPU.
 #include "precomp.hpp"
+#include <atomic>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include "gaussian_taps.hpp"
 #include "gaussian_launch.hpp"
+#include "gaussian_plan.hpp"
 #include "device_check.hpp"
 
 namespace cv { namespace cuda {
@@ -87,6 +87,25 @@ void checkBorder(const char* name, int passed)
                    name, passed));
 }
 
+// The current device's opt-in shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin),
+// which bounds the fused kernels' tiles: 64 KiB on sm_75, 99 KiB on sm_86/89, 163 KiB on sm_80,
+// 227 KiB on sm_90. Queried once per device.
+size_t sharedMemOptIn()
+{
+    int device = 0;
+    CUDAIMAGE_CHECK(cudaGetDevice(&device));
+    static std::atomic<int> cached[64] = {};   // 0: not queried yet
+    std::atomic<int>* slot = device >= 0 && device < 64 ? &cached[device] : nullptr;
+    int bytes = slot ? slot->load(std::memory_order_relaxed) : 0;
+    if (bytes == 0)
+    {
+        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        if (slot)
+            slot->store(bytes, std::memory_order_relaxed);
+    }
+    return static_cast<size_t>(bytes);
+}
+
 // Byte range [first, last) that a matrix view touches.
 void byteRange(const GpuMat& m, const uchar*& first, const uchar*& last)
 {
@@ -124,8 +143,11 @@ public:
         const int bits = fixedPointBits(depth);
         tapsX_ = makeTaps(ksize_.width, shape.sigmaX, bits);
         tapsY_ = makeTaps(ksize_.height, shape.sigmaY, bits);
+        // Every path's taps, on the host (no CUDA call here): choosePath() picks one per call.
         fusedTaps_ = makeFusedTaps(depth, tapsX_, tapsY_);
         fusedLargeTaps_ = makeFusedLargeTaps(depth, CV_MAT_CN(srcType), tapsX_, tapsY_);
+        separableTaps_ = makeSeparableTaps(depth, tapsX_, tapsY_);
+        verticalTapsFitByte_ = verticalTapsFitByte(depth, tapsY_.fixed);
     }
 
     void apply(InputArray _src, OutputArray _dst, Stream& stream) CV_OVERRIDE
@@ -182,30 +204,18 @@ public:
         GpuMat dst = _dst.getGpuMat();
 
         cudaStream_t s = StreamAccessor::getStream(stream);
-        const int ry = unitY ? 0 : ksize_.height / 2;
-        // The fused kernel reads rows other blocks write: only when dst is outside the source's
-        // allocation (not in place; a ROI also reads its parent's pixels).
-        const bool sameAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
-        const int rx = unitX ? 0 : ksize_.width / 2;
-        const bool fusable = !sameAllocation && !unitX && !unitY;
-        const bool fused = fusable && fusedApplies(src.channels(), fusedTaps_);
-        const bool fusedLarge = fusable && !fused && fusedLargeTaps_.valid;
-        GpuMat scratch;
-        const void* tapsX = nullptr;   // device taps: read under the lock (another thread may upload them)
-        const void* tapsY = nullptr;
-        if (!fused && !fusedLarge)
-        {
-            // The fused kernels take their taps as parameters; only the two-pass path needs
-            // device taps and a scratch image.
-            std::lock_guard<std::mutex> lock(mutex_);
-            uploadTaps();
-            // One scratch image per stream, so one filter can serve several streams at once.
-            GpuMat& buf = scratch_[s];
-            buf.create(src.rows + 2 * ry, src.cols * src.channels() * static_cast<int>(scratchElemSize(CV_MAT_DEPTH(srcType_))), CV_8UC1);
-            scratch = buf;
-            tapsX = unitX ? unitTap_.data : tapsXDev_.data;
-            tapsY = unitY ? unitTap_.data : tapsYDev_.data;
-        }
+        // The path, from the filter, this image and the device (gaussian_plan.hpp gives the rules).
+        // A ROI also reads its parent's pixels: "in place" is any dst inside the source's allocation.
+        PathQuery q;
+        q.depth = CV_MAT_DEPTH(srcType_);
+        q.channels = CV_MAT_CN(srcType_);
+        q.rx = ksize_.width / 2;
+        q.ry = ksize_.height / 2;
+        q.verticalTapsFitByte = verticalTapsFitByte_;
+        q.unitRowOrColumn = unitX || unitY;
+        q.dstInSrcAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
+        q.sharedMemOptIn = sharedMemOptIn();
+        const PathChoice choice = choosePath(q);
 
         SeparablePlan p;
         p.depth = CV_MAT_DEPTH(srcType_);
@@ -227,58 +237,32 @@ public:
         const size_t srcVec4 = 4 * srcView.elemSize1();
         p.srcAligned4 = reinterpret_cast<uintptr_t>(p.srcWhole) % srcVec4 == 0 && srcView.step % srcVec4 == 0 &&
                         (static_cast<size_t>(ofs.x) * src.channels()) % 4 == 0;
-        p.scratch = scratch.data;
-        p.scratchStep = scratch.step;
-        p.tapsX = tapsX;
-        p.rx = rx;
-        p.tapsY = tapsY;
-        p.ry = ry;
+        p.rx = unitX ? 0 : ksize_.width / 2;
+        p.ry = unitY ? 0 : ksize_.height / 2;
         p.rowBorder = rowBorder_;
         p.columnBorder = columnBorder_;
-        if (fused)
-            runFused(p, fusedTaps_, s);
-        else if (fusedLarge)
-            runFusedLarge(p, fusedLargeTaps_, s);
-        else
-            runSeparable(p, s);
+        switch (choice.path)
+        {
+        case Path::Fused:      runFused(p, fusedTaps_, choice, s); break;
+        case Path::FusedLarge: runFusedLarge(p, fusedLargeTaps_, choice, s); break;
+        case Path::TwoPass:    runSeparable(p, separableTaps_, unitX, unitY, s); break;
+        }
     }
 
 private:
-    // Device copies of the taps in the type the two-pass kernels read (their first apply only).
-    void uploadTaps()
-    {
-        if (!tapsXDev_.empty())
-            return;
-        const int depth = CV_MAT_DEPTH(srcType_);
-        auto toDevice = [&](const Taps1D& t, GpuMat& out) {
-            Mat host;
-            if (fixedPointBits(depth) > 0)
-                Mat(1, static_cast<int>(t.fixed.size()), CV_32SC1, const_cast<uint32_t*>(t.fixed.data())).copyTo(host);
-            else if (depth == CV_64F)
-                Mat(1, static_cast<int>(t.real.size()), CV_64FC1, const_cast<double*>(t.real.data())).copyTo(host);
-            else // float taps, as CPU sepFilter2D uses for 16S and 32F
-                Mat(1, static_cast<int>(t.real.size()), CV_64FC1, const_cast<double*>(t.real.data())).convertTo(host, CV_32F);
-            out.upload(host);
-        };
-        toDevice(tapsX_, tapsXDev_);
-        toDevice(tapsY_, tapsYDev_);
-        toDevice(makeTaps(1, 0, fixedPointBits(depth)), unitTap_);
-        // Uploads from pageable memory may still be in flight when cudaMemcpy returns, and kernels
-        // on non-blocking streams are not ordered after them: wait once, on the first call.
-        CUDAIMAGE_CHECK(cudaDeviceSynchronize());
-    }
-
     int srcType_ = 0, dstType_ = 0;
     Size ksize_;
     int rowBorder_ = BORDER_REPLICATE, columnBorder_ = BORDER_REPLICATE;
     bool isolated_ = false;
     Taps1D tapsX_, tapsY_;
-    GpuMat tapsXDev_, tapsYDev_, unitTap_;
-    FusedTaps fusedTaps_;            // the fused paths' taps (kernel parameters; nothing to upload)
+    bool verticalTapsFitByte_ = true;
+    // Every path's taps stay on the host; a call hands them to its kernels (the fused paths as kernel
+    // parameters, the two-pass path copied into its own stream-ordered memory), so the filter holds
+    // no device memory, needs no lock, and any call (the first too) can be captured in a CUDA graph.
+    FusedTaps fusedTaps_;
     FusedLargeTaps fusedLargeTaps_;
-    std::mutex mutex_;
-    std::map<cudaStream_t, GpuMat> scratch_;
-    detail::DeviceBinding device_;   // where the taps and scratch live: apply() refuses other devices
+    SeparableTaps separableTaps_;
+    detail::DeviceBinding device_;   // the device the filter serves: apply() refuses other devices
 };
 
 } // namespace
@@ -294,7 +278,7 @@ void GaussianBlur(InputArray src, OutputArray dst, Size ksize, double sigmaX, do
 {
     if (src.empty())
         CV_Error(Error::StsBadArg, "cv::cuda::GaussianBlur: src is empty");
-    // Reuse the filter (taps on the device, scratch) while the arguments and the current device
+    // Reuse the filter (its taps, built on the host) while the arguments and the current device
     // stay the same (a filter serves the device it was created on).
     struct Key
     {

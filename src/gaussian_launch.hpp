@@ -4,7 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 #include <cuda_runtime_api.h>
+#include "gaussian_geometry.hpp"
+#include "gaussian_plan.hpp"
 #include "gaussian_taps.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -33,10 +36,10 @@ struct SeparablePlan
     bool dstAligned16 = false; //!< dst and dstStep are multiples of 16 bytes (fused path's item stores)
     bool srcAligned4 = false;  //!< srcWhole, srcStep and roiX*channels allow 4-element vector loads
 
-    unsigned char* scratch = nullptr;  //!< (height + 2*ry) rows of width*channels work elements
+    unsigned char* scratch = nullptr;  //!< (height + 2*ry) rows of width*channels work elements (set by runSeparable)
     size_t scratchStep = 0;
 
-    const void* tapsX = nullptr; int rx = 0; //!< 2*rx+1 taps on the device (uint32 fixed or float/double)
+    const void* tapsX = nullptr; int rx = 0; //!< 2*rx+1 taps on the device (uint32 fixed or float/double; set by runSeparable)
     const void* tapsY = nullptr; int ry = 0;
     int rowBorder = 0, columnBorder = 0;     //!< cv::BorderTypes without BORDER_ISOLATED
 
@@ -45,15 +48,30 @@ struct SeparablePlan
 /** Bytes of one scratch element for a source depth (the pass-1 result type). */
 size_t scratchElemSize(int depth);
 
-/** Enqueues both passes on `stream`; never synchronises. Any radius, and in place (the source
- * is fully read by pass 1 before pass 2 writes). Throws cv::Exception on launch errors. */
-void runSeparable(const SeparablePlan& plan, cudaStream_t stream);
+/** The two-pass path's taps as the host holds them: x, y and a one-tap kernel, each in the type the
+ * kernels read (uint32 fixed point for 8U/16U, float for 16S/32F, double for 64F), at 16-byte
+ * aligned offsets of one block of bytes, which each call copies into its own device memory. */
+struct SeparableTaps
+{
+    std::vector<unsigned char> bytes;
+    size_t x = 0, y = 0, unit = 0;   //!< offsets in `bytes`
+};
+SeparableTaps makeSeparableTaps(int depth, const Taps1D& x, const Taps1D& y);
+
+/** Enqueues the two passes on `stream`; never synchronises the host or the device, and allocates
+ * nothing that outlives the call: the taps and the scratch image live in one stream-ordered
+ * allocation of the device's scratch pool (cudaMallocFromPoolAsync before, cudaFreeAsync after,
+ * both on `stream`), so the call can be captured in a CUDA graph. Any radius, and in place (the
+ * source is fully read by pass 1 before pass 2 writes). `unitX`/`unitY`: a one-tap kernel in that
+ * direction (a single column/row not filtered across; plan.rx/ry are then 0). Throws cv::Exception
+ * on allocation and launch errors. */
+void runSeparable(SeparablePlan plan, const SeparableTaps& taps, bool unitX, bool unitY, cudaStream_t stream);
 
 /** Taps of the fused path (src/cuda/gaussian_fused.cu), passed by value as kernel parameters:
  * both directions zero-padded to the common radius r = max(rx, ry). */
 struct FusedTapsF
 {
-    static constexpr int kMaxR = 8;
+    static constexpr int kMaxR = geometry::SmallTile::kMaxR;
     static constexpr int kWords = kMaxR / 2 + 1;
     int r = 0;
     float h[2 * kMaxR + 1] = {};  //!< horizontal; 8U: fixed-point taps * 2^-16
@@ -79,8 +97,8 @@ struct FusedTaps
 template <class W>
 struct FusedLargeTapsT
 {
-    static constexpr int kMinR = FusedTapsF::kMaxR + 1;
-    static constexpr int kMaxR = 128;
+    static constexpr int kMinR = geometry::LargeTile::kMinR;
+    static constexpr int kMaxR = geometry::LargeTile::kMaxR;
     static constexpr int kRows = 16;                           //!< most output rows per block (vertical tap ring)
     static constexpr int kWordRows = (2 * kMaxR + kRows + 3) / 4 + 4;
     int r = 0;     //!< radius (both directions; the shorter kernel is zero-padded)
@@ -101,19 +119,18 @@ struct FusedLargeTaps
  * not valid outside that range or (8U) when a vertical tap does not fit a byte. */
 FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, const Taps1D& y);
 
-/** Large-radius fused path: one kernel, run-time radius, no scratch image. Not in place. */
-void runFusedLarge(const SeparablePlan& plan, const FusedLargeTaps& taps, cudaStream_t stream);
+/** Large-radius fused path: one kernel, run-time radius, no scratch image. Not in place. `choice`
+ * is choosePath()'s (Path::FusedLarge): its tile and shared memory. */
+void runFusedLarge(const SeparablePlan& plan, const FusedLargeTaps& taps, const PathChoice& choice, cudaStream_t stream);
 
 /** The fused path's taps for a depth from both directions' taps (gaussian_taps.hpp). Not valid
- * when max(rx, ry) is 0 or above kMaxR, or (8U) a vertical tap does not fit a byte. */
+ * when max(rx, ry) is 0 or above kMaxR, or (8U) a vertical tap does not fit a byte; choosePath()
+ * (gaussian_plan.hpp) rules those cases out by the same tests. */
 FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y);
 
-/** Whether the fused single-kernel path handles a case (valid taps, 1 to 4 channels). The caller
- * also needs a destination outside the source's allocation. */
-bool fusedApplies(int channels, const FusedTaps& taps);
-
-/** Fused path: one kernel, no scratch image, taps as kernel parameters. Not in place. */
-void runFused(const SeparablePlan& plan, const FusedTaps& taps, cudaStream_t stream);
+/** Fused path: one kernel, no scratch image, taps as kernel parameters. Not in place. `choice` is
+ * choosePath()'s (Path::Fused). */
+void runFused(const SeparablePlan& plan, const FusedTaps& taps, const PathChoice& choice, cudaStream_t stream);
 
 }}} // namespace cv::cuda::gaussian
 

@@ -1,7 +1,9 @@
 // cv::cuda::createGaussianBlur against CPU cv::GaussianBlur: exact for 8U/16U, documented
 // tolerances for 16S/32F/64F; every border, sub-matrices, in place, sizes from 1x1 up.
 #include "test_precomp.hpp"
+#include <algorithm>
 #include "gaussian_reference.hpp"
+#include "../src/gaussian_plan.hpp"
 
 namespace opencv_test { namespace {
 
@@ -266,13 +268,16 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_Small,
 
 typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBlur_Large;
 
-// Full HD and an odd large frame, sigma 1..30, REPLICATE and REFLECT_101.
+// Full HD and an odd large frame, sigma 1..30 and a 251x251 kernel (radius 125: the large-radius
+// path for 1 and 3 channels, two passes for 4, whose tile ends at radius 122), REPLICATE and
+// REFLECT_101.
 TEST_P(CudaImage_GaussianBlur_Large, matches_cpu)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam()), type = CV_MAKETYPE(depth, cn);
     cv::RNG rng(depth * 7 + cn);
-    const Kernel kernels[] = {{Size(7, 7), 1, 0}, {Size(13, 13), 2, 0}, {Size(31, 31), 5, 0}, {Size(0, 0), 10, 0}, {Size(181, 181), 30, 0}};
+    const Kernel kernels[] = {{Size(7, 7), 1, 0}, {Size(13, 13), 2, 0}, {Size(31, 31), 5, 0}, {Size(0, 0), 10, 0}, {Size(181, 181), 30, 0},
+                              {Size(251, 251), 0, 0}};
     for (Size sz : {Size(1920, 1080), Size(997, 1013)})
     {
         const Mat src = randomMat(sz, type, rng);
@@ -290,7 +295,93 @@ TEST_P(CudaImage_GaussianBlur_Large, matches_cpu)
 }
 
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_Large,
-    ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 3)));
+    ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 3, 4)));
+
+// Every boundary of the path choice (src/gaussian_plan.hpp; the choice itself is tested without a
+// GPU in test_gaussian_plan.cpp), on the device: radius 8/9 (fused / large-radius fused), the last
+// radius with a large-radius tile for the channel count and the next (4 channels: 122/123), 128/129
+// (large-radius fused / two passes). Each against CPU cv::GaussianBlur, with a separate dst (the
+// path the plan names) and in place (two passes). Wide enough for several large tiles per row.
+typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBlur_PathBoundaries;
+
+TEST_P(CudaImage_GaussianBlur_PathBoundaries, matches_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam()), type = CV_MAKETYPE(depth, cn);
+    const int lastLarge = cn == 4 ? 122 : 128;
+    cv::RNG rng(depth * 11 + cn);
+    const Mat src = randomMat(Size(2003, 53), type, rng);
+    const double tol = tolerance(depth, maxAbs(src));
+    GpuMat g(src);
+    int smem = 0;
+    ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, cv::cuda::getDevice()));
+    std::vector<int> radii = {8, 9, lastLarge, lastLarge + 1, 128, 129};
+    std::sort(radii.begin(), radii.end());
+    radii.erase(std::unique(radii.begin(), radii.end()), radii.end());
+    for (int r : radii)
+    {
+        cv::cuda::gaussian::PathQuery q;
+        q.depth = depth;
+        q.channels = cn;
+        q.rx = q.ry = r;
+        q.sharedMemOptIn = static_cast<size_t>(smem);
+        const cv::cuda::gaussian::PathChoice c = cv::cuda::gaussian::choosePath(q);
+        SCOPED_TRACE(cv::format("%s radius %d: %s (%s)", cv::typeToString(type).c_str(), r,
+                                cv::cuda::gaussian::pathName(c.path), c.reason));
+        const Kernel k{Size(2 * r + 1, 2 * r + 1), 0, 0};
+        for (int border : {r % 2 ? cv::BORDER_REFLECT_101 : cv::BORDER_CONSTANT})
+        {
+            const Mat cpu = cpuGaussian(src, k, border);
+            try
+            {
+                EXPECT_TRUE(near(cpu, gpuBlur(g, type, k, border, border), tol, "separate dst " + borderName(border)));
+                GpuMat inPlace = g.clone();
+                cv::cuda::createGaussianBlur(type, -1, k.ksize, 0, 0, border)->apply(inPlace, inPlace);
+                Mat out;
+                inPlace.download(out);
+                EXPECT_TRUE(near(cpu, out, tol, "in place " + borderName(border)));
+            }
+            catch (const cv::Exception& e)
+            {
+                ADD_FAILURE() << e.what();
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_PathBoundaries,
+    ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 2, 3, 4)));
+
+// The cases of issue 14: 4-channel sigmas whose radius (123, 128, 124) leaves the large-radius
+// kernel no tile. CPU cv::GaussianBlur takes them; so must we, exactly for 8U. 1 and 3 channels of
+// the same sigma alongside (they were right before).
+TEST(CudaImage_GaussianBlur_PathBoundaries, issue_14_four_channel_sigmas)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    struct Case { int depth; Size size; double sigma; };
+    const Case cases[] = {{CV_8U, Size(600, 700), 41.0}, {CV_8U, Size(600, 700), 42.6}, {CV_32F, Size(500, 600), 31.0}};
+    cv::RNG rng(14);
+    for (const Case& k : cases)
+        for (int cn : {4, 3, 1})
+        {
+            const int type = CV_MAKETYPE(k.depth, cn);
+            SCOPED_TRACE(cv::format("%s %dx%d sigma %g", cv::typeToString(type).c_str(), k.size.width, k.size.height, k.sigma));
+            const Mat src = randomMat(k.size, type, rng);
+            Mat cpu, out;
+            cv::GaussianBlur(src, cpu, Size(0, 0), k.sigma, 0, cv::BORDER_REPLICATE);
+            try
+            {
+                GpuMat g(src), d;
+                cv::cuda::createGaussianBlur(type, -1, Size(0, 0), k.sigma)->apply(g, d);
+                d.download(out);
+                EXPECT_TRUE(near(cpu, out, tolerance(k.depth, maxAbs(src)), "issue 14"));
+            }
+            catch (const cv::Exception& e)
+            {
+                ADD_FAILURE() << e.what();
+            }
+        }
+}
 
 // Different row and column borders: cv::GaussianBlur takes one border, so the reference model decides.
 TEST(CudaImage_GaussianBlur_MixedBorders, matches_reference)

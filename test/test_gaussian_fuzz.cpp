@@ -26,6 +26,7 @@
 // CudaImage_GaussianFuzz.cpu_oracles_agree (no GPU) checks 1-2 against 3 on small cases.
 #include "test_precomp.hpp"
 #include "gaussian_reference.hpp"
+#include "../src/gaussian_plan.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -175,6 +176,34 @@ Size resolvedKsize(const FuzzCase& c)
     return ks;
 }
 
+// The kernel path the filter takes for a case (src/gaussian_plan.hpp) on a device with `smem` bytes
+// of opt-in shared memory per block.
+cv::cuda::gaussian::PathChoice pathOf(const FuzzCase& c, size_t smem)
+{
+    const double per = c.depth == CV_8U ? 3 : 4;
+    const double sy = c.sigmaY > 0 ? c.sigmaY : c.sigmaX;
+    Size ks = c.ksize;   // the filter's kernel (resolvedKsize() also applies the single row/column rule)
+    if (ks.width <= 0) ks.width = cvRound(c.sigmaX * per * 2 + 1) | 1;
+    if (ks.height <= 0) ks.height = cvRound(sy * per * 2 + 1) | 1;
+    const bool constant = (c.rowBorder & 7) == cv::BORDER_CONSTANT || (c.columnBorder & 7) == cv::BORDER_CONSTANT;
+    cv::cuda::gaussian::PathQuery q;
+    q.depth = c.depth;
+    q.channels = c.cn;
+    q.rx = ks.width / 2;
+    q.ry = ks.height / 2;
+    if (c.depth == CV_8U)
+    {
+        const std::vector<int64_t> ty = referenceFixedTaps(ks.height, std::max(sy, 0.0), 8);
+        q.verticalTapsFitByte = std::all_of(ty.begin(), ty.end(), [](int64_t t) { return t <= 255; });
+    }
+    q.unitRowOrColumn = !c.sub() && !constant && (c.size.width == 1 || c.size.height == 1);
+    q.dstInSrcAllocation = c.inPlace;
+    q.sharedMemOptIn = smem;
+    return cv::cuda::gaussian::choosePath(q);
+}
+
+const size_t kSm90SharedMem = 227 * 1024;
+
 double workOf(const FuzzCase& c)
 {
     const Size ks = resolvedKsize(c);
@@ -195,7 +224,8 @@ std::string describe(const FuzzCase& c)
        << " dstType=" << (c.dstMinusOne ? "-1 (" : "") << cv::typeToString(c.dstType()) << (c.dstMinusOne ? ")" : "")
        << (c.inPlace ? " in-place" : "") << (c.dstInParent ? " dst-is-ROI" : "")
        << (c.oneShot ? " one-shot cv::cuda::GaussianBlur for job 0" : "")
-       << " " << streamName(c.streamMode) << " data=" << dataName(c.data);
+       << " " << streamName(c.streamMode) << " data=" << dataName(c.data)
+       << " path (sm_90)=" << cv::cuda::gaussian::pathName(pathOf(c, kSm90SharedMem).path);
     return os.str();
 }
 
@@ -212,16 +242,32 @@ int drawBorder(cv::RNG& rng)
     return b[rng.uniform(0, 5)];
 }
 
-double drawSigma(cv::RNG& rng) // 0.3 .. 30, log-uniform
+double drawSigma(cv::RNG& rng) // 0.3 .. 45, log-uniform (8U radius up to 135, other depths 180)
 {
-    return std::exp(rng.uniform(std::log(0.3), std::log(30.0)));
+    return std::exp(rng.uniform(std::log(0.3), std::log(45.0)));
 }
 
-int drawKsize(cv::RNG& rng) // odd 1..151, small ones more often
+// Odd 1..513: the radius drawn over every kernel path's whole range (src/gaussian_plan.hpp) for every
+// channel count: 0..8 (fused; 0 is a 1x1 kernel), 9..128 (large-radius fused; 4 channels only to
+// 122), 129..256 (two passes), and the boundaries themselves often. Large kernels on all but small
+// images exceed the case budget and are redrawn, so they come with small images (or thin kernels:
+// the other direction drawn apart).
+int drawKsize(cv::RNG& rng)
 {
+    static const int kBoundaries[] = {0, 1, 8, 9, 121, 122, 123, 124, 127, 128, 129, 130};
     const double u = rng.uniform(0.0, 1.0);
-    const int hi = u < 0.6 ? 15 : u < 0.9 ? 61 : 151;
-    return 2 * rng.uniform(0, hi / 2 + 1) + 1;
+    int r;
+    if (u < 0.45)
+        r = rng.uniform(0, 9);
+    else if (u < 0.65)
+        r = rng.uniform(9, 31);
+    else if (u < 0.78)
+        r = rng.uniform(31, 129);
+    else if (u < 0.92)
+        r = kBoundaries[rng.uniform(0, (int)(sizeof(kBoundaries) / sizeof(kBoundaries[0])))];
+    else
+        r = rng.uniform(129, 257);
+    return 2 * r + 1;
 }
 
 FuzzCase drawCase(uint64_t seed, int index)
@@ -605,13 +651,17 @@ TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
     const int maxFailures = (int)envU64("CUDAIMAGE_FUZZ_MAX_FAILURES", 5);
     std::cout << "[ FUZZ     ] seed " << seed << ", cases " << first << ".." << first + cases - 1
               << " (CUDAIMAGE_FUZZ_SEED / CUDAIMAGE_FUZZ_CASES / CUDAIMAGE_FUZZ_FIRST)" << std::endl;
+    int smem = 0;
+    ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, cv::cuda::getDevice()));
     const auto t0 = std::chrono::steady_clock::now();
     int failed = 0, modelChecks = 0, ran = 0;
     double pixels = 0;
-    std::map<std::string, int> oracles;
+    std::map<std::string, int> oracles, paths;
     for (int i = first; i < first + cases && failed < maxFailures; i++)
     {
         const FuzzCase c = drawCase(seed, i);
+        const cv::cuda::gaussian::PathChoice path = pathOf(c, static_cast<size_t>(smem));
+        paths[cv::format("%s, %d channel(s)", cv::cuda::gaussian::pathName(path.path), c.cn)]++;
         cv::RNG dataRng(mix(seed ^ (0x5bd1e995ULL * (uint64_t)(i + 1))));
         std::string failures, how;
         try
@@ -636,6 +686,8 @@ TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
               << modelChecks << " also against the reference model, " << secs << " s" << std::endl;
     for (const auto& kv : oracles)
         std::cout << "[ FUZZ     ]   oracle " << kv.first << ": " << kv.second << " cases" << std::endl;
+    for (const auto& kv : paths)
+        std::cout << "[ FUZZ     ]   path " << kv.first << ": " << kv.second << " cases" << std::endl;
     if (failed >= maxFailures)
         std::cout << "[ FUZZ     ] stopped after " << failed << " failing cases" << std::endl;
 }
@@ -698,6 +750,46 @@ TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
         std::cout << cv::format("[ FUZZ     ] plan of %d cases: %.3g multiply-adds in all (max %.3g), %.3g Mpixel, "
                                 "%d cases of 1 Mpixel or more, %d also against the reference model",
                                 plan, work, worst, pixels / 1e6, big, model) << std::endl;
+    }
+}
+
+// The distribution reaches every path over its whole radius range for every channel count (no GPU):
+// among the first 3000 cases of the default seed, for each channel count, separate-dst cases on an
+// sm_90 (so the path is the radius's) with radius 1..8 (fused), 9 up to the channel count's last
+// large-radius tile (large-radius fused), 123..128 for 4 channels (two passes: no tile), above 128
+// (two passes), and the exact boundary radii 8, 9, 128, 129 (and 122, 123 for 4 channels).
+TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
+{
+    const int cases = 3000;
+    std::map<std::string, int> seen;
+    for (int i = 0; i < cases; i++)
+    {
+        const FuzzCase c = drawCase(kDefaultSeed, i);
+        const cv::cuda::gaussian::PathChoice p = pathOf(c, kSm90SharedMem);
+        if (c.inPlace || c.size.width == 1 || c.size.height == 1)
+            continue;   // two passes whatever the radius
+        const int r = p.radius, last = c.cn == 4 ? 122 : 128;
+        std::string range = r == 0 ? "0" : r <= 8 ? "1..8" : r <= last ? "9..last" : r <= 128 ? "last+1..128" : "129..";
+        seen[cv::format("C%d radius %s %s", c.cn, range.c_str(), cv::cuda::gaussian::pathName(p.path))]++;
+        for (int b : {8, 9, 122, 123, 128, 129})
+            if (r == b)
+                seen[cv::format("C%d radius %d", c.cn, b)]++;
+    }
+    for (const auto& kv : seen)
+        std::cout << "[ FUZZ     ] " << kv.first << ": " << kv.second << " cases" << std::endl;
+    for (int cn = 1; cn <= 4; cn++)
+    {
+        std::vector<std::string> needed = {"radius 1..8 fused", "radius 9..last fused-large", "radius 129.. two-pass"};
+        for (int b : {8, 9, 128, 129})
+            needed.push_back(cv::format("radius %d", b));
+        if (cn == 4)
+        {
+            needed.push_back("radius last+1..128 two-pass");
+            needed.push_back("radius 122");
+            needed.push_back("radius 123");
+        }
+        for (const std::string& n : needed)
+            EXPECT_GT(seen[cv::format("C%d ", cn) + n], 0) << "no case of C" << cn << " " << n << " in the first " << cases;
     }
 }
 

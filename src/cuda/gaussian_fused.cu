@@ -37,17 +37,18 @@ using namespace fused;
 
 // 128 threads x 4 elements: small blocks, so that four of them share an SM and one block's loads
 // overlap another's arithmetic (each block works in phases separated by barriers).
-constexpr int kThreads = 128;
-constexpr int kCols = 4 * kThreads;   // vertical results per block row, halo included
+typedef geometry::SmallTile Tile;
+constexpr int kThreads = Tile::kThreads;
+constexpr int kCols = Tile::kCols;   // vertical results per block row, halo included
 
-// Geometry of one (Depth, Cn, R) instance.
+// Geometry of one (Depth, Cn, R) instance (gaussian_geometry.hpp, which the host's path choice reads).
 template <int Depth, int Cn, int R>
 struct Geometry
 {
     static constexpr int kRows = FusedDepth<Depth>::kRows;
-    static constexpr int kHalo = roundUp(R * Cn, 8);        // elements each side (keeps tiles 16-byte aligned)
-    static constexpr int kTile = kCols - 2 * kHalo;         // output elements per block
-    static constexpr int kItem = sizeof(typename FusedDepth<Depth>::Src) == 1 ? 16 : 8; // outputs per item
+    static constexpr int kHalo = Tile::halo(R, Cn);         // elements each side (keeps tiles 16-byte aligned)
+    static constexpr int kTile = geometry::tileOutputs<Tile>(R, Cn); // output elements per block
+    static constexpr int kItem = geometry::itemOutputs(Depth); // outputs per item
     static constexpr int kWinPad = roundUp(R * Cn, 4);      // aligned window start before the item
     static constexpr int kWin = kItem + 2 * kWinPad;
     static constexpr int kStride = kCols + kPad;            // shared row stride (Work elements)
@@ -175,6 +176,8 @@ void launch(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<D
     typedef Geometry<Depth, Cn, R> G;
     typedef typename FusedDepth<Depth>::Work W;
     const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
+    static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == geometry::sharedBytes<Tile>(Depth),
+                  "the path choice's shared memory is this kernel's");
     static std::atomic<uint64_t> optedIn{0};
     optInSharedMemory(fusedTile<Depth, Cn, R>, smem, optedIn);
     const long long elements = static_cast<long long>(p.width) * Cn;
@@ -221,7 +224,7 @@ FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
     t.r = R;
     t.f.r = t.d.r = R;
     if (R < 1 || R > FusedTapsF::kMaxR)
-        return t; // not applicable (fusedApplies says no)
+        return t; // no taps for this radius: choosePath() never picks the path
     t.valid = true;
     if (depth == CV_8U)
     {
@@ -253,14 +256,10 @@ FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
     return t;
 }
 
-bool fusedApplies(int channels, const FusedTaps& taps)
+void runFused(const SeparablePlan& p, const FusedTaps& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    return taps.valid && channels >= 1 && channels <= 4;
-}
-
-void runFused(const SeparablePlan& p, const FusedTaps& taps, cudaStream_t stream)
-{
-    CV_Assert(fusedApplies(p.channels, taps));
+    // choosePath() picked this path: taps built for its radius (an internal invariant).
+    CV_Assert(choice.path == Path::Fused && taps.valid && taps.r == choice.radius);
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename FusedDepth<Depth>::Work>::pick(taps.f, taps.d);

@@ -12,23 +12,35 @@
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
 #include "../cuda_check.hpp"
+#include "../gaussian_geometry.hpp"
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
 
 namespace cv { namespace cuda { namespace gaussian { namespace fused {
 
-
-constexpr int kPad = 4;               // floats/doubles after each shared row (conflict-free LDS.128)
+using geometry::kPad;                 // Work elements after each shared row (conflict-free LDS.128)
+using geometry::roundUp;
 constexpr int kMaxGridY = 65535;
 
-constexpr int roundUp(int v, int m) { return (v + m - 1) / m * m; }
-
+// Rows per strip (and so the shared memory per block) come from gaussian_geometry.hpp, where the
+// host's path choice reads them too.
 template <int Depth> struct FusedDepth;
-template <> struct FusedDepth<CV_8U>  { typedef uint8_t Src;  typedef float Work;  static constexpr int kRows = 16; };
-template <> struct FusedDepth<CV_16S> { typedef int16_t Src;  typedef float Work;  static constexpr int kRows = 16; };
-template <> struct FusedDepth<CV_32F> { typedef float Src;    typedef float Work;  static constexpr int kRows = 16; };
-template <> struct FusedDepth<CV_16U> { typedef uint16_t Src; typedef double Work; static constexpr int kRows = 8; };
-template <> struct FusedDepth<CV_64F> { typedef double Src;   typedef double Work; static constexpr int kRows = 8; };
+template <> struct FusedDepth<CV_8U>  { typedef uint8_t Src;  typedef float Work;  static constexpr int kRows = geometry::stripRows(CV_8U); };
+template <> struct FusedDepth<CV_16S> { typedef int16_t Src;  typedef float Work;  static constexpr int kRows = geometry::stripRows(CV_16S); };
+template <> struct FusedDepth<CV_32F> { typedef float Src;    typedef float Work;  static constexpr int kRows = geometry::stripRows(CV_32F); };
+template <> struct FusedDepth<CV_16U> { typedef uint16_t Src; typedef double Work; static constexpr int kRows = geometry::stripRows(CV_16U); };
+template <> struct FusedDepth<CV_64F> { typedef double Src;   typedef double Work; static constexpr int kRows = geometry::stripRows(CV_64F); };
+
+template <int Depth>
+constexpr bool agreesWithGeometry()
+{
+    typedef FusedDepth<Depth> D;
+    return sizeof(typename D::Work) == static_cast<size_t>(geometry::workBytes(Depth)) &&
+           (sizeof(typename D::Src) == 1 ? 16 : 8) == geometry::itemOutputs(Depth);
+}
+static_assert(agreesWithGeometry<CV_8U>() && agreesWithGeometry<CV_16U>() && agreesWithGeometry<CV_16S>() &&
+              agreesWithGeometry<CV_32F>() && agreesWithGeometry<CV_64F>(),
+              "working type and item size per depth as gaussian_geometry.hpp states them");
 
 template <class W> struct TapsFor;
 template <> struct TapsFor<float>  { typedef FusedTapsF type; };
@@ -316,7 +328,9 @@ __device__ __forceinline__ void storeItem<CV_8U, 16, float>(const SeparablePlan&
 }
 
 // More than 48 KB of dynamic shared memory needs an opt-in per kernel and device (once each; `mask`
-// is the kernel's own set of devices done).
+// is the kernel's own set of devices done). The caller's path choice has checked `bytes` against the
+// device's opt-in limit. The attribute is no stream work: set in relaxed capture mode, so that a
+// filter's first call can be captured in a CUDA graph.
 template <class Kernel>
 void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
 {
@@ -325,7 +339,11 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
     const uint64_t bit = uint64_t(1) << (device & 63);
     if (mask.load(std::memory_order_relaxed) & bit)
         return;
-    CUDAIMAGE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CUDAIMAGE_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    CUDAIMAGE_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    CUDAIMAGE_CHECK(err);
     mask.fetch_or(bit);
 }
 

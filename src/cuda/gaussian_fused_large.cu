@@ -1,7 +1,9 @@
-// Fused Gaussian blur for larger radii (FusedLargeTapsT::kMinR..kMaxR, i.e. sigma ~3 to ~42 at 8U):
-// the structure of gaussian_fused.cu (vertical pass first from registers, horizontal pass from
-// shared memory, one kernel, no scratch image) with the radius a run-time value, so one kernel per
-// depth and channel count serves every radius:
+// Fused Gaussian blur for larger radii (FusedLargeTapsT::kMinR..kMaxR, i.e. sigma ~3 to ~42 at 8U;
+// for 4 channels up to 122, where the halo of a 1024-element block leaves no tile: the host's path
+// choice, gaussian_plan.hpp, sends larger radii to the two-pass path): the structure of
+// gaussian_fused.cu (vertical pass first from registers, horizontal pass from shared memory, one
+// kernel, no scratch image) with the radius a run-time value, so one kernel per depth and channel
+// count serves every radius:
 //
 //   vertical: a thread owns 4 elements x kRows output rows; the input rows stream through it. 8U
 //     takes them 4 at a time (4x4 byte transpose, then DP4A against tap words vw[g - a + 3][ph],
@@ -32,9 +34,11 @@ namespace {
 using namespace fused;
 
 // 256 threads x 4 elements: wide tiles, so that the halo (which grows with the radius) stays a
-// small part of the vertical work.
-constexpr int kThreads = 256;
-constexpr int kCols = 4 * kThreads;   // vertical results per block row, halo included
+// small part of the vertical work. Geometry in gaussian_geometry.hpp, which the host's path choice
+// reads: it sends a radius whose halo leaves no tile (4 channels above 122) to the two-pass path.
+typedef geometry::LargeTile Tile;
+constexpr int kThreads = Tile::kThreads;
+constexpr int kCols = Tile::kCols;   // vertical results per block row, halo included
 
 template <class W> struct LargeTapsFor;
 template <> struct LargeTapsFor<float>  { typedef FusedLargeTapsT<float> type; };
@@ -47,7 +51,7 @@ struct LargeGeometry
 {
     typedef typename FusedDepth<Depth>::Work W;
     static constexpr int kRows = FusedDepth<Depth>::kRows;
-    static constexpr int kItem = sizeof(typename FusedDepth<Depth>::Src) == 1 ? 16 : 8;
+    static constexpr int kItem = geometry::itemOutputs(Depth);
     static constexpr int kStride = kCols + kPad;
     static constexpr int kRing = kItem + 4 * Cn;                  // window elements held per chunk
     static constexpr int kUnroll = kRing / gcd(kRing, 4 * Cn);    // chunks until the ring repeats
@@ -55,7 +59,7 @@ struct LargeGeometry
     static_assert(kRing % kVec == 0 && (4 * Cn) % kVec == 0, "ring loads are whole vectors");
     static_assert(kRows <= FusedLargeTapsT<W>::kRows, "tap ring");
     // Halo (elements each side): covers the padded tap extent (lead + 2r + 1 + trailing zeros).
-    __host__ __device__ static int halo(int r) { return roundUp((r + 4) * Cn, 8); }
+    __host__ __device__ static int halo(int r) { return Tile::halo(r, Cn); }
 };
 
 template <int Depth, int Cn>
@@ -221,15 +225,18 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
 }
 
 template <int Depth, int Cn>
-void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
+void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type& taps,
+                 const PathChoice& choice, cudaStream_t stream)
 {
     typedef LargeGeometry<Depth, Cn> G;
     typedef typename FusedDepth<Depth>::Work W;
     const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
+    static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == geometry::sharedBytes<Tile>(Depth),
+                  "the path choice's shared memory is this kernel's");
     static std::atomic<uint64_t> optedIn{0};
     optInSharedMemory(fusedLargeTile<Depth, Cn>, smem, optedIn);
-    const int tile = kCols - 2 * G::halo(taps.r);
-    CV_Assert(tile >= G::kItem);
+    // The kernel computes the same tile from taps.r (G::halo); choosePath() made sure it holds an item.
+    const int tile = choice.tileOutputs;
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + tile - 1) / tile), ::min(strips, kMaxGridY));
@@ -290,13 +297,18 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
     return t;
 }
 
-void runFusedLarge(const SeparablePlan& p, const FusedLargeTaps& taps, cudaStream_t stream)
+void runFusedLarge(const SeparablePlan& p, const FusedLargeTaps& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    CV_Assert(taps.valid);
+    // choosePath() picked this path: taps built for its radius, a tile of at least one item (an
+    // internal invariant, tested without a GPU in test_gaussian_plan.cpp).
+    CV_Assert(choice.path == Path::FusedLarge && taps.valid &&
+              (geometry::worksInDouble(p.depth) ? taps.d.r : taps.f.r) == choice.radius &&
+              choice.tileOutputs == geometry::tileOutputs<Tile>(choice.radius, p.channels) &&
+              choice.tileOutputs >= geometry::itemOutputs(p.depth));
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename FusedDepth<Depth>::Work>::pick(taps.f, taps.d);
-        forChannels(p.channels, [&](auto cn) { launchLarge<Depth, decltype(cn)::value>(p, t, stream); });
+        forChannels(p.channels, [&](auto cn) { launchLarge<Depth, decltype(cn)::value>(p, t, choice, stream); });
     });
 }
 

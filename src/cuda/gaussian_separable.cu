@@ -14,13 +14,24 @@
 //
 // Arithmetic: gaussian_arith.cuh. Invariants: 64-bit row offsets; rows beyond 65535 are covered
 // by grid-stride loops in y; the last group of a row / rows of a column stores only what exists.
+//
+// Memory of one call, one stream-ordered allocation (stream_scratch.hpp), nothing kept between calls:
+//
+//   [ taps x | taps y | one tap ]  (padded to 256 bytes)   [ scratch: height + 2*ry rows, pitch 256-aligned ]
+//
+// The taps reach it through a kernel parameter (copyTaps), so a call needs no host memory to outlive
+// it, no upload to wait for and no synchronisation, and can be captured in a CUDA graph.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
 #include "../cuda_check.hpp"
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
 #include "gaussian_arith.cuh"
+#include "stream_scratch.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -165,7 +176,76 @@ __global__ void __launch_bounds__(kBlock) columnPass(const SeparablePlan p)
     }
 }
 
+// Tap bytes as a kernel parameter, copied into the call's device memory. Small kernels take 3,840
+// bytes (with the other parameters under 4 KB, the classic limit: short launches): both directions
+// up to radius 237 with 4-byte taps, 118 with doubles. Larger ones take 32,512-byte chunks (the
+// 32 KB parameter limit of CUDA 12.1+, which the large-radius kernel's taps need already): radius
+// about 2,000 / 1,000 in one launch, one more launch per chunk beyond.
+template <int Bytes>
+struct TapChunk
+{
+    alignas(16) unsigned char bytes[Bytes];
+};
+constexpr int kSmallTapChunk = 3840;
+constexpr int kLargeTapChunk = 32512;
+
+template <int Bytes>
+__global__ void __launch_bounds__(kBlock) copyTaps(unsigned char* dst, int n, const __grid_constant__ TapChunk<Bytes> chunk)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = chunk.bytes[i];
+}
+
+template <int Bytes>
+void copyTapsToDevice(const std::vector<unsigned char>& bytes, unsigned char* dst, cudaStream_t stream)
+{
+    std::unique_ptr<TapChunk<Bytes>> chunk(new TapChunk<Bytes>());   // 32 KB: not on a caller's stack; zeroed
+    for (size_t at = 0; at < bytes.size(); at += Bytes)
+    {
+        const int n = static_cast<int>(std::min<size_t>(Bytes, bytes.size() - at));
+        std::memcpy(chunk->bytes, bytes.data() + at, static_cast<size_t>(n));
+        copyTaps<Bytes><<<1, kBlock, 0, stream>>>(dst + at, n, *chunk);
+        CUDAIMAGE_CHECK(cudaGetLastError());
+    }
+}
+
 unsigned gridY(int rows) { return static_cast<unsigned>(rows < 1 ? 1 : (rows < kMaxGridY ? rows : kMaxGridY)); }
+
+size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+// One direction's taps in the kernels' tap type T, appended at a 16-byte aligned offset.
+template <class T, class U>
+size_t appendTaps(std::vector<unsigned char>& bytes, const std::vector<U>& taps)
+{
+    const size_t offset = alignUp(bytes.size(), 16);
+    bytes.resize(offset + taps.size() * sizeof(T));
+    for (size_t i = 0; i < taps.size(); i++)
+    {
+        const T t = static_cast<T>(taps[i]);
+        std::memcpy(bytes.data() + offset + i * sizeof(T), &t, sizeof(T));
+    }
+    return offset;
+}
+
+template <int Depth>
+SeparableTaps separableTaps(const Taps1D& x, const Taps1D& y, const Taps1D& unit)
+{
+    typedef typename Traits<Depth>::Tap T;
+    SeparableTaps t;
+    if constexpr (Depth == CV_8U || Depth == CV_16U)   // fixed point, as the CPU
+    {
+        t.x = appendTaps<T>(t.bytes, x.fixed);
+        t.y = appendTaps<T>(t.bytes, y.fixed);
+        t.unit = appendTaps<T>(t.bytes, unit.fixed);
+    }
+    else // 64F: the CPU's double taps; 16S and 32F: float taps, as CPU sepFilter2D uses
+    {
+        t.x = appendTaps<T>(t.bytes, x.real);
+        t.y = appendTaps<T>(t.bytes, y.real);
+        t.unit = appendTaps<T>(t.bytes, unit.real);
+    }
+    return t;
+}
 
 template <int Depth, class Border>
 void launchRows(const SeparablePlan& p, dim3 grid, cudaStream_t stream)
@@ -220,8 +300,38 @@ size_t scratchElemSize(int depth)
     }
 }
 
-void runSeparable(const SeparablePlan& p, cudaStream_t stream)
+SeparableTaps makeSeparableTaps(int depth, const Taps1D& x, const Taps1D& y)
 {
+    const Taps1D unit = makeTaps(1, 0, fixedPointBits(depth));
+    switch (depth)
+    {
+    case CV_8U:  return separableTaps<CV_8U>(x, y, unit);
+    case CV_16U: return separableTaps<CV_16U>(x, y, unit);
+    case CV_16S: return separableTaps<CV_16S>(x, y, unit);
+    case CV_32F: return separableTaps<CV_32F>(x, y, unit);
+    case CV_64F: return separableTaps<CV_64F>(x, y, unit);
+    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported depth %d", depth));
+    }
+}
+
+void runSeparable(SeparablePlan p, const SeparableTaps& taps, bool unitX, bool unitY, cudaStream_t stream)
+{
+    // Pitch and offsets of 256 bytes keep every vector load and store of both passes aligned.
+    const size_t tapBytes = alignUp(taps.bytes.size(), 256);
+    const size_t pitch = alignUp(static_cast<size_t>(p.width) * static_cast<size_t>(p.channels) * scratchElemSize(p.depth), 256);
+    const size_t rows = static_cast<size_t>(p.height) + 2 * static_cast<size_t>(p.ry);
+    StreamScratch memory(tapBytes + pitch * rows, stream);   // freed on `stream` after the passes
+
+    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see runDepth)
+    if (taps.bytes.size() <= static_cast<size_t>(kSmallTapChunk))
+        copyTapsToDevice<kSmallTapChunk>(taps.bytes, memory.data(), stream);
+    else
+        copyTapsToDevice<kLargeTapChunk>(taps.bytes, memory.data(), stream);
+    p.tapsX = memory.data() + (unitX ? taps.unit : taps.x);
+    p.tapsY = memory.data() + (unitY ? taps.unit : taps.y);
+    p.scratch = memory.data() + tapBytes;
+    p.scratchStep = pitch;
+
     switch (p.depth)
     {
     case CV_8U:  runDepth<CV_8U>(p, stream); break;

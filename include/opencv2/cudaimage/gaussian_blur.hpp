@@ -31,10 +31,12 @@ clamped (BORDER_REPLICATE) borders by default.
   SIMD width and rounds each tap separately; this filter keeps the fixed-point arithmetic, so it is
   identical to CPU cv::GaussianBlur(BORDER_ISOLATED) over the region grown by the kernel radius, and
   within 3 levels (the CPU's own error) of CPU cv::GaussianBlur on the sub-matrix itself.
-- Streams: apply() is asynchronous on the given stream and never synchronises the host. The first
-  call uploads the taps; each stream gets its own scratch image on its first call with a given
-  size, so later calls allocate nothing (they can be captured in a CUDA graph) and one filter
-  object may be used from several streams at once.
+- Streams: apply() is asynchronous on the given stream and never synchronises the host or the
+  device. The taps are built on the host at creation. The fused paths take them as kernel
+  parameters and allocate nothing; the two-pass path takes its taps and scratch image per call
+  from a stream-ordered memory pool on the given stream, so nothing is kept per stream, every
+  call (the first included) can be captured in a CUDA graph, and one filter object may be used
+  from several streams at once.
 - In place: `dst` may be the same matrix as `src`; a partial overlap is refused.
 
 @param srcType Source type (see above).

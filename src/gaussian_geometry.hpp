@@ -1,0 +1,77 @@
+// Tile geometry of the fused Gaussian kernels, in one place for the kernels (src/cuda/gaussian_fused*.cu)
+// and for the host's path choice (gaussian_plan.hpp), which must agree on it: the host decides from
+// these numbers whether a kernel has a valid tile and fits the device's shared memory.
+//
+//   one block, one strip of stripRows(depth) output rows:
+//
+//   |<- halo ->|<------------- tile (outputs) ------------->|<- halo ->|     kCols elements
+//   vertical pass: all kCols columns -> shared memory [stripRows][kCols + kPad] of the working type
+//   horizontal pass: the tile's outputs, kItem (itemOutputs) consecutive elements at a time
+//
+// Invariants the kernels rely on (checked by the path choice, tested in test_gaussian_plan.cpp):
+// tile >= one item, tile a multiple of the item (halo is a multiple of 8 elements, kCols of 16),
+// and the shared memory of one block within the device's opt-in limit.
+#ifndef CUDAIMAGE_GAUSSIAN_GEOMETRY_HPP
+#define CUDAIMAGE_GAUSSIAN_GEOMETRY_HPP
+
+#include <cstddef>
+#include "opencv2/core/hal/interface.h"
+
+#if defined(__CUDACC__)
+#  define CUDAIMAGE_HOST_DEVICE __host__ __device__
+#else
+#  define CUDAIMAGE_HOST_DEVICE
+#endif
+
+namespace cv { namespace cuda { namespace gaussian { namespace geometry {
+
+constexpr int kPad = 4;   // Work elements after each shared row (conflict-free 16-byte shared loads)
+
+CUDAIMAGE_HOST_DEVICE constexpr int roundUp(int v, int m) { return (v + m - 1) / m * m; }
+
+// Per source depth. 16U and 64F work in double, so a strip has half the rows of the float depths
+// (same shared memory per block); 8U items are 16 outputs (one 16-byte store), the others 8.
+CUDAIMAGE_HOST_DEVICE constexpr bool worksInDouble(int depth) { return depth == CV_16U || depth == CV_64F; }
+CUDAIMAGE_HOST_DEVICE constexpr int stripRows(int depth) { return worksInDouble(depth) ? 8 : 16; }
+CUDAIMAGE_HOST_DEVICE constexpr int workBytes(int depth) { return worksInDouble(depth) ? 8 : 4; }
+CUDAIMAGE_HOST_DEVICE constexpr int itemOutputs(int depth) { return depth == CV_8U ? 16 : 8; }
+
+/** gaussian_fused.cu: radius a template parameter (1..8); 128 threads x 4 elements. */
+struct SmallTile
+{
+    static constexpr int kThreads = 128;
+    static constexpr int kCols = 4 * kThreads;
+    static constexpr int kMinR = 1;
+    static constexpr int kMaxR = 8;
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return roundUp(r * cn, 8); }
+};
+
+/** gaussian_fused_large.cu: radius at run time (9..128); 256 threads x 4 elements. The halo also
+ * covers the zero taps that pad the horizontal window to whole groups of 4 (up to 3 in front, 3
+ * behind): (r + 4) * cn. */
+struct LargeTile
+{
+    static constexpr int kThreads = 256;
+    static constexpr int kCols = 4 * kThreads;
+    static constexpr int kMinR = SmallTile::kMaxR + 1;
+    static constexpr int kMaxR = 128;
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return roundUp((r + 4) * cn, 8); }
+};
+
+/** Output elements per block row (may be zero or negative: no valid tile). */
+template <class Tile>
+CUDAIMAGE_HOST_DEVICE constexpr int tileOutputs(int r, int cn) { return Tile::kCols - 2 * Tile::halo(r, cn); }
+
+/** Dynamic shared memory of one block (bytes): stripRows x (kCols + kPad) working elements. */
+template <class Tile>
+constexpr size_t sharedBytes(int depth)
+{
+    return static_cast<size_t>(stripRows(depth)) * static_cast<size_t>(Tile::kCols + kPad) * static_cast<size_t>(workBytes(depth));
+}
+
+static_assert(SmallTile::kCols % 16 == 0 && LargeTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
+static_assert(tileOutputs<SmallTile>(SmallTile::kMaxR, 4) >= 16, "every small radius has a tile for 4 channels");
+
+}}}} // namespace cv::cuda::gaussian::geometry
+
+#endif

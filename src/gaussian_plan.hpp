@@ -1,0 +1,119 @@
+// Which kernel path blurs one call, decided in one function from the filter's parameters, the
+// call's image geometry and the device's shared-memory limit. A pure function (no CUDA call), so
+// test_gaussian_plan.cpp checks every boundary without a GPU; header-only, so the tests compile the
+// same code as the library (whose internal symbols are hidden).
+//
+//   path        kernel file                       radius R = max(rx, ry)   one launch, no scratch
+//   Fused       src/cuda/gaussian_fused.cu        1 .. 8 (template)        yes
+//   FusedLarge  src/cuda/gaussian_fused_large.cu  9 .. 128 (run time)      yes
+//   TwoPass     src/cuda/gaussian_separable.cu    any, in place            no: a stream-ordered scratch image
+#ifndef CUDAIMAGE_GAUSSIAN_PLAN_HPP
+#define CUDAIMAGE_GAUSSIAN_PLAN_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+#include "gaussian_geometry.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+enum class Path { Fused, FusedLarge, TwoPass };
+
+inline const char* pathName(Path p)
+{
+    return p == Path::Fused ? "fused" : p == Path::FusedLarge ? "fused-large" : "two-pass";
+}
+
+/** What the choice depends on. */
+struct PathQuery
+{
+    int depth = CV_8U;              //!< source depth
+    int channels = 1;               //!< 1 to 4
+    int rx = 0, ry = 0;             //!< the filter's radii (ksize / 2)
+    bool verticalTapsFitByte = true; //!< 8U: every vertical fixed-point tap is at most 255 (verticalTapsFitByte())
+    bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
+    bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
+    size_t sharedMemOptIn = 0;      //!< the device's cudaDevAttrMaxSharedMemoryPerBlockOptin (bytes)
+};
+
+/** The decision, with the geometry the fused launchers use. */
+struct PathChoice
+{
+    Path path = Path::TwoPass;
+    int radius = 0;           //!< R = max(rx, ry)
+    int tileOutputs = 0;      //!< fused paths: output elements per block row
+    size_t sharedBytes = 0;   //!< fused paths: dynamic shared memory per block
+    const char* reason = "";  //!< the rule that decided
+};
+
+/** 8U vertical taps (fixed point, 8 fraction bits) all fit a byte, as DP4A needs. */
+inline bool verticalTapsFitByte(int depth, const std::vector<uint32_t>& fixedTaps)
+{
+    return depth != CV_8U || std::all_of(fixedTaps.begin(), fixedTaps.end(), [](uint32_t t) { return t <= 255u; });
+}
+
+/** The path for one call. Every rule is a limit of a kernel; the first that applies decides. */
+inline PathChoice choosePath(const PathQuery& q)
+{
+    using namespace geometry;
+    PathChoice c;
+    c.radius = std::max(q.rx, q.ry);
+    const int R = c.radius;
+    auto twoPass = [&](const char* why) { c.path = Path::TwoPass; c.tileOutputs = 0; c.sharedBytes = 0; c.reason = why; return c; };
+
+    // The fused taps hold the filter's kernel in both directions; a single row or column (not
+    // filtered across) uses a one-tap kernel in one direction, which the two-pass kernels take at
+    // run time. Such an image is one row or column: no speed to win.
+    if (q.unitRowOrColumn)
+        return twoPass("one row or column, not filtered across");
+    // A fused block reads 2R halo rows and columns that its neighbours overwrite when dst is (in)
+    // src's memory; the two-pass path reads the whole source into scratch before it writes dst.
+    if (q.dstInSrcAllocation)
+        return twoPass("dst in the source's allocation (in place)");
+    // A 1x1 kernel: the fused kernels are instantiated from radius 1.
+    if (R < SmallTile::kMinR)
+        return twoPass("radius 0 (1x1 kernel)");
+    // 8U vertical sums are DP4A byte products: a tap of 256 (a 1-tap column, or a sigma so small that
+    // the centre tap takes all the weight) does not fit.
+    if (!q.verticalTapsFitByte && q.depth == CV_8U)
+        return twoPass("8U vertical tap above 255 (DP4A multiplies bytes)");
+
+    if (R <= SmallTile::kMaxR)
+    {
+        // Radius as a template parameter: 8 instances per depth and channel count; more would
+        // grow the code past the instruction cache (perf/NOTES.md section 8). Every R <= 8 has a
+        // tile for 4 channels (static_assert in gaussian_geometry.hpp).
+        c.tileOutputs = tileOutputs<SmallTile>(R, q.channels);
+        c.sharedBytes = sharedBytes<SmallTile>(q.depth);
+        // 33,024 bytes: below the 48 KiB every GPU gives without opt-in.
+        if (c.sharedBytes > q.sharedMemOptIn)
+            return twoPass("fused tile exceeds the device's shared memory");
+        c.path = Path::Fused;
+        c.reason = "radius 1..8";
+        return c;
+    }
+    if (R <= LargeTile::kMaxR)
+    {
+        // The taps are one kernel parameter sized for radius 128 (FusedLargeTapsT). The halo grows
+        // with R * channels while the block stays 1024 elements wide: for 4 channels the tile
+        // falls below one item after R = 122 (every depth: 1024 - 2 * roundUp((R + 4) * 4, 8) < 16).
+        // This rule is validity only: near that limit a block computes 1024 vertical columns for a
+        // few outputs, and where the two-pass path gets faster has not been measured.
+        c.tileOutputs = tileOutputs<LargeTile>(R, q.channels);
+        c.sharedBytes = sharedBytes<LargeTile>(q.depth);
+        if (c.tileOutputs < itemOutputs(q.depth))
+            return twoPass("large-radius tile has no room after the halo (4 channels, radius above 122)");
+        // 65,792 bytes: above sm_75's 64 KiB opt-in limit, within sm_80/86/89/90's.
+        if (c.sharedBytes > q.sharedMemOptIn)
+            return twoPass("large-radius tile exceeds the device's shared memory");
+        c.path = Path::FusedLarge;
+        c.reason = "radius 9..128";
+        return c;
+    }
+    return twoPass("radius above 128");
+}
+
+}}} // namespace cv::cuda::gaussian
+
+#endif
