@@ -49,8 +49,20 @@ int streamDevice(cudaStream_t stream)
     if (stream == 0 || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
         return -1;
 #if CUDART_VERSION >= 12080
+    // Relaxed capture mode for this thread while asking: in global mode the query is refused while
+    // any stream of the thread captures, and apply() must be capturable (CUDA graphs).
+    // Even then a capturing stream refuses it: while capturing, the device cannot be asked, and a
+    // foreign stream is reported by the capture itself.
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    CUDAIMAGE_CHECK(cudaStreamIsCapturing(stream, &capturing));
+    if (capturing != cudaStreamCaptureStatusNone)
+        return -1;
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CUDAIMAGE_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
     int d = -1;
-    CUDAIMAGE_CHECK(cudaStreamGetDevice(stream, &d));
+    const cudaError_t err = cudaStreamGetDevice(stream, &d);
+    CUDAIMAGE_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    CUDAIMAGE_CHECK(err);
     return d;
 #else
     return -1;   // no query before CUDA 12.8: the launch itself reports a foreign stream

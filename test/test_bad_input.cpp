@@ -220,7 +220,7 @@ TEST(CudaImage_BadInput, synced_type_out_of_range)
 { expectError([] { SyncedMat m(4, 4, CV_MAT_TYPE_MASK + 1); }, cv::Error::StsBadArg, {"type=4096", "not an OpenCV matrix type"}); }
 
 TEST(CudaImage_BadInput, synced_size_overflows_size_t)
-{ expectError([] { SyncedMat m(INT_MAX, INT_MAX, CV_64FC(512)); }, cv::Error::StsBadSize, {"overflows size_t"}); }
+{ expectError([] { SyncedMat m(INT_MAX, INT_MAX, CV_64FC(CV_CN_MAX)); }, cv::Error::StsBadSize, {"overflows size_t"}); }
 
 TEST(CudaImage_BadInput, synced_from_3d_mat)
 {

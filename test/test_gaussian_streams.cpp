@@ -6,6 +6,7 @@
 //    CUDA graph (cudaStreamBeginCapture, global mode, on a non-blocking stream).
 // GPU tests: they skip, saying why, without a CUDA device.
 #include "test_precomp.hpp"
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <cuda_runtime_api.h>
@@ -160,7 +161,10 @@ TEST(CudaImage_GaussianBlur_Scratch, no_scratch_kept_per_live_stream)
     std::cout << cv::format("[ SCRATCH  ] %d live streams: free device memory %.1f MiB before, %.1f MiB after; one scratch image %.1f MiB",
                             (int)live.size(), before / 1048576.0, after / 1048576.0, c.scratchBytes / 1048576.0) << std::endl;
     EXPECT_EQ(0, wrong);
-    EXPECT_LE(double(before) - double(after), double(c.scratchBytes)) << "memory kept per stream";
+    // The pool hands out memory in 2 MiB granules: at most one scratch image, rounded up to them,
+    // may stay with the pool (16 kept per stream would be 16 of them).
+    const double granule = 2.0 * 1048576.0;
+    EXPECT_LE(double(before) - double(after), std::ceil(double(c.scratchBytes) / granule) * granule) << "memory kept per stream";
 }
 
 // The very first apply() of a new filter, captured into a CUDA graph in the strictest capture mode

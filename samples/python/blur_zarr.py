@@ -1,24 +1,35 @@
 #!/usr/bin/env python3
-"""Blur a chunked Zarr image larger than memory through Dask, chunk by chunk, into another Zarr.
+"""Blur a chunked Zarr image larger than memory through Dask, band by band, into another Zarr.
 
-    python3 samples/python/blur_zarr.py IN.zarr OUT.zarr --sigma S [--scheduler ADDRESS]
+    python3 samples/python/blur_zarr.py IN.zarr OUT.zarr --sigma S [--band-rows N] [--scheduler ADDRESS]
     python3 samples/python/blur_zarr.py --make-test-image 20000x30000 IN.zarr [OUT.zarr --sigma S]
 
-The image (H x W, or H x W x C with C = 1 to 4; uint8, uint16, int16, float32 or float64) is read
-chunk by chunk, blurred by cv2.cudaimage.dask.gaussian_blur (each chunk with a halo of the kernel
-radius, on each worker's GPU when it has one, else with cv2.GaussianBlur; exactly the whole-image
-result for 8- and 16-bit images) and written chunk by chunk with the input's chunks: no process
-ever holds the image, only the chunks on the scheduler's front (a few rows of chunks, shared by the
-workers).
+The image (H x W, or H x W x C with C = 1 to 4; uint8, uint16, int16, float32 or float64) is blurred
+in horizontal bands of --band-rows rows of chunks (default 1; more where that is fewer rows than
+the kernel radius r), one band after another: each band with r halo rows above and below it (none
+beyond the real top and bottom; from the other end with --border wrap) is blurred by
+cv2.cudaimage.dask.gaussian_blur (chunk by chunk, each chunk with its own halo, on each worker's GPU
+when it has one, else with cv2.GaussianBlur), cropped to its own rows and written to them in
+OUT.zarr (whole chunks). The band's false top and bottom edges reach only the halo rows' own
+output, which is dropped, so the result is exactly the whole-image result for 8- and 16-bit images
+(within gaussian_blur's tolerances for the others). The halo below a band is read from the next row
+of chunks; the halo above it is carried from the band before (cut from its last chunks as they are
+blurred): every input chunk is read twice. In a band of one row of chunks Dask goes from left to
+right and frees each chunk once it is blurred, so this process, or each worker, holds a few chunks
+at a time however large the image; a taller band trades memory (rows of chunks, growing with the
+image's width) for fewer reads (1 + 1/N per chunk).
 
 --make-test-image HxW writes a synthetic image to IN.zarr first (rings and a gradient plus
 hash noise computed from each pixel's coordinates: deterministic, the same for any --chunks,
 generated chunk by chunk; nothing is downloaded).
 
-Without --scheduler the blur runs in this process (Dask's threads, its progress bar); with
---scheduler tcp://HOST:8786 it runs on that dask.distributed cluster (`dask scheduler`, one
-`dask worker` per GPU) and IN/OUT must be paths every worker can reach. Prints the throughput in
-megapixels per second and the peak resident memory of this process or of each worker.
+Without --scheduler the blur runs in this process (Dask's threads, one progress bar for all the
+bands); with --scheduler tcp://HOST:8786 it runs on that dask.distributed cluster (`dask scheduler`,
+one `dask worker` per GPU; IN/OUT must be paths every worker can reach), with enough bands in flight
+for two chunks per worker thread (at least two: the next band's tasks fill the threads the band
+before leaves idle; the scheduler runs the earlier band's first). Prints the throughput in megapixels
+per second and the peak resident memory of this process (and the most data Dask held at once) or of
+each worker.
 """
 import argparse
 import os
@@ -107,6 +118,289 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0      # Linux: KiB
 
 
+# --- bands ---------------------------------------------------------------------------------------
+
+def band_bounds(row_chunks, band_rows, radius):
+    """Output rows [(r0, r1), ...] of the bands: band_rows rows of chunks each, more where that is
+    fewer than `radius` image rows (a band at least as tall as its halo); a last band shorter than
+    the radius joins the one before."""
+    edges = np.cumsum((0,) + tuple(row_chunks)).tolist()
+    n, bands, i = len(row_chunks), [], 0
+    while i < n:
+        j = min(n, i + band_rows)
+        while j < n and edges[j] - edges[i] < radius:
+            j += 1
+        bands.append((edges[i], edges[j]))
+        i = j
+    if len(bands) > 1 and bands[-1][1] - bands[-1][0] < radius:
+        bands[-2:] = [(bands[-2][0], bands[-1][1])]
+    return bands
+
+
+def _read(z, ranges, cols):
+    """Rows `ranges` ((start, stop), ...) and columns cols (start, stop) of the Zarr array z."""
+    parts = [z[r0:r1, cols[0]:cols[1]] for r0, r1 in ranges]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+
+
+def _cut(block, start, stop):
+    return block[start:stop].copy()                         # a copy: the block is freed without it
+
+
+def _after(block, *done):
+    return block
+
+
+def _wrapped(a, b, h):
+    """Rows a..b as ranges of rows of an image of height h, rows beyond an edge from the other end."""
+    out = []
+    while a < b:
+        start = a % h
+        stop = min(h, start + (b - a))
+        out.append((start, stop))
+        a += stop - start
+    return tuple(out)
+
+
+def band_input(z, chunks, r0, r1, radius, wrap, above=None, last=False):
+    """The band's input, lazily: rows r0 - radius .. r1 + radius of the Zarr array z (chunks: its
+    chunks, as Dask's), clipped at the real top and bottom, where the blur applies the border
+    (from the other end with BORDER_WRAP); where row r0 is in it; and (None for the `last` band,
+    or radius 0) its last `radius` rows, for the next band, which takes them as `above` instead
+    of reading them again.
+
+    One task per block reads it (the halo rows above and below a column of chunks as one block
+    each). Those rows for the next band are cut (copied) from the band's last chunks by a task of
+    their own, and the chunks they are cut from reach the blur only after it (a task that waits
+    for them): each chunk is freed once it is blurred, not kept to the band's end for them."""
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+    h = z.shape[0]
+    a, b = (r0 - radius, r1 + radius) if wrap else (max(0, r0 - radius), min(h, r1 + radius))
+    if above is not None and above.shape[0] != r0 - a:
+        raise AssertionError("carried %d rows above row %d, need %d" % (above.shape[0], r0, r0 - a))
+    token = tokenize(z.store_path if hasattr(z, "store_path") else str(z), chunks, r0, r1, radius, wrap,
+                     above.name if above is not None else None, last)
+    name, read_name, tail_name = "band-" + token, "band-read-" + token, "band-carried-" + token
+    extra = (0,) * (len(z.shape) - 2)
+    col_edges = np.cumsum((0,) + tuple(chunks[1])).tolist()
+    cols = list(zip(col_edges[:-1], col_edges[1:]))
+    row_edges = np.cumsum((0,) + tuple(chunks[0])).tolist()
+    main = [(e0, e1) for e0, e1 in zip(row_edges[:-1], row_edges[1:]) if r0 <= e0 and e1 <= r1]
+    cut_from = r1 - radius if radius and not last else r1
+    meta = np.empty((0,) * len(z.shape), z.dtype)
+
+    reads, tails, tail_rows = {}, {}, []
+    for k, (e0, e1) in enumerate(m for m in main if m[1] > cut_from):
+        tail_rows.append(min(e1, r1) - max(e0, cut_from))
+        for j, c in enumerate(cols):
+            reads[(read_name, k, j) + extra] = (_read, z, ((e0, e1),), c)
+            tails[(tail_name, k, j) + extra] = (_cut, (read_name, k, j) + extra, max(e0, cut_from) - e0, e1 - e0)
+    rest = tuple((n,) for n in z.shape[2:])
+    tail = None
+    if tails:
+        gated = [m for m in main if m[1] > cut_from]
+        read_arr = da.Array(HighLevelGraph.from_collections(read_name, reads, []), read_name,
+                            (tuple(e1 - e0 for e0, e1 in gated), tuple(chunks[1])) + rest, meta=meta)
+        tail = da.Array(HighLevelGraph.from_collections(tail_name, tails, [read_arr]), tail_name,
+                        (tuple(tail_rows), tuple(chunks[1])) + rest, meta=meta)
+
+    dsk, row_chunks, i = {}, [], 0
+    if above is not None:
+        for k, n in enumerate(above.chunks[0]):
+            for j in range(len(cols)):
+                dsk[(name, i, j) + extra] = (_after, (above.name, k, j) + extra)
+            row_chunks.append(n)
+            i += 1
+    elif a < r0:
+        for j, c in enumerate(cols):
+            dsk[(name, i, j) + extra] = (_read, z, _wrapped(a, r0, h), c)
+        row_chunks.append(r0 - a)
+        i += 1
+    k = 0
+    for e0, e1 in main:
+        for j, c in enumerate(cols):
+            if e1 > cut_from:
+                waits = tuple((tail_name, kk, j) + extra for kk in range(len(tail_rows)))
+                dsk[(name, i, j) + extra] = (_after, (read_name, k, j) + extra) + waits
+            else:
+                dsk[(name, i, j) + extra] = (_read, z, ((e0, e1),), c)
+        k += e1 > cut_from
+        row_chunks.append(e1 - e0)
+        i += 1
+    if r1 < b:
+        for j, c in enumerate(cols):
+            dsk[(name, i, j) + extra] = (_read, z, _wrapped(r1, b, h), c)
+        row_chunks.append(b - r1)
+    deps = [c for c in (above, tail) if c is not None] + ([read_arr] if tails else [])
+    xb = da.Array(HighLevelGraph.from_collections(name, dsk, deps), name,
+                  (tuple(row_chunks), tuple(chunks[1])) + rest, meta=meta)
+    return xb, r0 - a, tail
+
+
+def blurred_band(z, x, r0, r1, radius, wrap, blur, above=None, last=False):
+    """Output rows r0..r1, lazily, and (None for the `last` band) the band's last `radius` input
+    rows: the halo above the next band, passed to it as `above` (see band_input). x: z as a
+    Dask array (for the band that is the whole image).
+
+    The band with its halo rows (band_input) is blurred as one image by `blur` (a lazy
+    gaussian_blur) and cropped to the band. Its false top and bottom edges (halo rows, not the
+    image's edges) get the border too, but that reaches only the halo rows' own output, dropped
+    here: each kept row's window lies in the band with its halo, as in the whole image. The band
+    that is the whole image is the whole image's blur."""
+    if (r0, r1) == (0, x.shape[0]):
+        return blur(x), None
+    xb, top, tail = band_input(z, x.chunks, r0, r1, radius, wrap, above, last)
+    return blur(xb)[top:top + (r1 - r0)], tail
+
+
+def band_graphs(z, x, out, bands, radius, wrap, blur, first=None):
+    """Per band, made when it is submitted (a generator): (its rows, its store into its rows of
+    `out`, its last rows for the next band or None). The caller persists the store and those rows
+    together (one graph: they share the reads) and sends the persisted rows back (`send`), which
+    the next band takes as its halo above instead of reading them again: each input chunk is read
+    twice (for its band, and for the halo below the band above), not three times. A band writes
+    whole chunks of `out` (bands start and end on rows of chunks): no two tasks write one chunk.
+    `first`: blurred_band(...) of the first band, already made."""
+    import dask.array as da
+    rest = tuple(slice(0, n) for n in x.shape[1:])
+    above = None
+    for i, (r0, r1) in enumerate(bands):
+        last = i + 1 == len(bands)
+        if i == 0 and first is not None:
+            (y, tail), first = first, None
+        else:
+            y, tail = blurred_band(z, x, r0, r1, radius, wrap, blur, above, last)
+        store = da.store(y, out, regions=(slice(r0, r1),) + rest, lock=False, compute=False)
+        above = yield r1 - r0, store, tail
+
+
+def _drive(jobs, submit):
+    """Runs the band_graphs generator: submit(rows, store, tail) returns the persisted tail."""
+    job = next(jobs, None)
+    while job is not None:
+        tail = submit(*job)
+        try:
+            job = jobs.send(tail)
+        except StopIteration:
+            job = None
+
+
+def run_bands_locally(jobs, bar):
+    """Each band, one after the other, on Dask's threads; the bar follows its tasks. Returns the
+    most bytes of task results (chunks, halo strips, carried rows) Dask held at once."""
+    import dask
+    from dask.callbacks import Callback
+
+    class Watch(Callback):
+        """The band's share of tasks done, and the bytes of results Dask's scheduler holds."""
+
+        def __init__(self, peak):
+            self.state, self.held, self.peak = None, {}, peak
+
+        def _start_state(self, dsk, state):
+            self.state = state
+
+        def _posttask(self, key, result, dsk, state, worker_id):
+            self.held[key] = getattr(result, "nbytes", 0)
+            for k in [k for k in self.held if k not in state["cache"]]:
+                del self.held[k]
+            self.peak = max(self.peak, sum(self.held.values()))
+
+        def share(self):
+            s = self.state
+            if not s:
+                return 0.0
+            done = len(s["finished"])
+            total = done + sum(len(s[k]) for k in ("ready", "waiting", "running"))
+            return done / float(total) if total else 0.0
+
+    peak = [0]
+
+    def submit(rows, store, tail):
+        watch = Watch(peak[0])
+        bar.band_rows, bar.band_share = rows, watch.share
+        with watch:
+            _, tail = dask.persist(store, tail, scheduler="threads")
+        peak[0] = watch.peak
+        bar.band_rows, bar.band_share = 0, lambda: 0.0
+        bar.band_done(rows)
+        return tail
+    _drive(jobs, submit)
+    return peak[0]
+
+
+def run_bands_on_cluster(client, jobs, bar, in_flight):
+    """Each band on the cluster, `in_flight` bands at a time in the order of the image (the
+    scheduler runs the earlier band's tasks first, the later bands' fill idle threads; the rows
+    carried to the next band stay on the workers); the bar moves as bands complete."""
+    import collections
+    import distributed
+    pending = collections.deque()
+
+    def finish_oldest():
+        rows, futures = pending.popleft()
+        distributed.wait(futures)
+        for f in futures:
+            f.result()                                      # raises what a task raised
+        bar.band_done(rows)
+
+    def submit(rows, store, tail):
+        stored, tail = client.persist([store, tail]) if tail is not None else (client.persist(store), None)
+        pending.append((rows, distributed.futures_of(stored)))
+        while len(pending) >= in_flight:
+            finish_oldest()
+        return tail
+    _drive(jobs, submit)
+    while pending:
+        finish_oldest()
+
+
+class BarOverBands(object):
+    """One text bar, as Dask's ProgressBar draws it, for all the bands: the share of the image's
+    rows blurred and written, where `band_share()` (0..1) counts the current band's part."""
+
+    def __init__(self, total_rows, nbands, width=40, dt=0.5, out=None):
+        self.total_rows, self.nbands, self.width, self.dt = total_rows, nbands, width, dt
+        self.out = out or sys.stdout
+        self.rows_done = self.bands_done = 0
+        self.band_rows = 0
+        self.band_share = lambda: 0.0
+
+    def __enter__(self):
+        import threading
+        self.t0 = time.perf_counter()
+        self.running = threading.Event()
+        self.timer = threading.Thread(target=self._tick, daemon=True)
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.running.set()
+        self.timer.join()
+        self.draw(final=exc[0] is None)
+        self.out.write("\n")
+        self.out.flush()
+
+    def band_done(self, rows):
+        self.rows_done += rows
+        self.bands_done += 1
+
+    def _tick(self):
+        while not self.running.wait(self.dt):
+            self.draw()
+
+    def draw(self, final=False):
+        from dask.utils import format_time
+        rows = self.total_rows if final else min(self.total_rows, self.rows_done + self.band_rows * self.band_share())
+        frac = rows / float(self.total_rows)
+        self.out.write("\r[%-*s] | %d%% Completed | %d/%d bands | %s"
+                       % (self.width, "#" * int(self.width * frac), int(100 * frac),
+                          self.bands_done, self.nbands, format_time(time.perf_counter() - self.t0)))
+        self.out.flush()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -119,6 +413,9 @@ def main(argv=None):
     ap.add_argument("--border", choices=sorted(BORDERS), default="replicate", help="default: %(default)s")
     ap.add_argument("--device", choices=("auto", "gpu", "cpu"), default="auto", help="default: %(default)s")
     ap.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler, e.g. tcp://host:8786")
+    ap.add_argument("--band-rows", type=int, default=1, metavar="N",
+                    help="rows of chunks per band, more where that is fewer rows than the kernel radius "
+                         "(default: %(default)s: the least memory)")
     ap.add_argument("--overwrite", action="store_true", help="replace existing Zarr arrays")
     g = ap.add_argument_group("test image")
     g.add_argument("--make-test-image", type=size_arg, metavar="HxW", help="write a synthetic image to IN.zarr first")
@@ -130,13 +427,15 @@ def main(argv=None):
         ap.error("--sigma is required to blur into OUT.zarr")
     if not args.output and not args.make_test_image:
         ap.error("nothing to do: give OUT.zarr (and --sigma), or --make-test-image")
+    if args.band_rows < 1:
+        ap.error("--band-rows must be at least 1, got %d" % args.band_rows)
     for path in (args.output, args.input if args.make_test_image else None):
         if path and os.path.exists(path) and not args.overwrite:
             ap.error("%s exists (--overwrite to replace it)" % path)
 
     try:
-        import dask
         import dask.array as da
+        import zarr
         from cv2.cudaimage import dask as cdask
     except ImportError as e:
         sys.exit("blur_zarr: %s (pip install -r scripts/python-requirements.txt)" % e)
@@ -155,34 +454,58 @@ def main(argv=None):
         return 0
 
     try:
-        x = da.from_zarr(args.input)
+        z = zarr.open_array(args.input, mode="r")
+        x = da.from_zarr(z)
     except Exception as e:   # missing, or not a Zarr array
         sys.exit("blur_zarr: error: cannot open %s as a Zarr array: %s: %s" % (args.input, type(e).__name__, e))
     h, w = x.shape[:2]
+    border = BORDERS[args.border]
+
+    def blur(a):
+        return cdask.gaussian_blur(a, args.ksize, args.sigma, args.sigma_y, border, device=args.device)
     try:
         kx, ky = cdask.kernel_size(x.dtype, args.ksize, args.sigma, args.sigma_y)
-        y = cdask.gaussian_blur(x, args.ksize, args.sigma, args.sigma_y, BORDERS[args.border], device=args.device)
+        radius = ky // 2
+        bands = band_bounds(x.chunks[0], args.band_rows, radius)
+        first = blurred_band(z, x, bands[0][0], bands[0][1], radius, border == cv2.BORDER_WRAP, blur,
+                             last=len(bands) == 1)
     except (TypeError, ValueError, RuntimeError) as e:      # bad arguments or image, no GPU: before any work
         sys.exit("blur_zarr: error: %s" % e)
     chunk_bytes = max(x.blocks[0, 0].nbytes if x.ndim == 2 else x.blocks[0, 0, 0].nbytes, 1)
+    row_bytes = x.nbytes / float(h)
+    tallest = max(r1 - r0 for r0, r1 in bands)
     print("input: %s, shape %s, %s, chunks %s (%.1f MiB each), %.1f MiB in all"
           % (args.input, x.shape, x.dtype, "x".join(str(c[0]) for c in x.chunks), chunk_bytes / 2.0**20, x.nbytes / 2.0**20))
     print("blur: sigma %g/%g, kernel %dx%d (halo %d rows, %d columns), border %s, device %s"
-          % (args.sigma, args.sigma_y if args.sigma_y > 0 else args.sigma, kx, ky, ky // 2, kx // 2, args.border,
+          % (args.sigma, args.sigma_y if args.sigma_y > 0 else args.sigma, kx, ky, radius, kx // 2, args.border,
              args.device))
-    store = y.to_zarr(args.output, overwrite=args.overwrite, compute=False)
+    edges = np.cumsum(x.chunks[0]).tolist()
+    band_chunks = [sum(1 for e in edges if r0 < e <= r1) * x.numblocks[1] for r0, r1 in bands]
+    in_flight = 1
+    if client is not None:      # enough bands in flight for two chunks per worker thread, at least two
+        threads = sum(wk.get("nthreads", 1) for wk in client.scheduler_info()["workers"].values())
+        in_flight = max(2, -(-2 * threads // min(band_chunks)))
+    print("bands: %d of up to %d rows (%d chunks, %.1f MiB), each with %d halo rows below it (read) and above "
+          "it (carried from the band before); %d band(s) in flight"
+          % (len(bands), tallest, max(band_chunks), tallest * row_bytes / 2.0**20, radius if len(bands) > 1 else 0,
+             in_flight))
 
-    rss_before = peak_rss_mib()                             # imports and the graph
+    # The output: the input's shape, dtype and chunks (as y.to_zarr makes it); each band writes
+    # its own rows, whole chunks (bands start and end on chunk rows), so no two tasks write a chunk.
+    try:
+        out = zarr.create_array(store=args.output, shape=x.shape, chunks=tuple(c[0] for c in x.chunks),
+                                dtype=x.dtype, overwrite=args.overwrite)
+    except Exception as e:
+        sys.exit("blur_zarr: error: cannot create %s: %s: %s" % (args.output, type(e).__name__, e))
+    jobs = band_graphs(z, x, out, bands, radius, border == cv2.BORDER_WRAP, blur, first)
+
+    rss_before = peak_rss_mib()                             # imports and the first band's graph
     t0 = time.perf_counter()
-    if client is None:
-        from dask.diagnostics import ProgressBar
-        with ProgressBar(dt=0.5):
-            dask.compute(store)
-    else:
-        import distributed
-        future = client.compute(store)
-        distributed.progress(future)                        # text bar; returns when done
-        future.result()
+    with BarOverBands(h, len(bands)) as bar:
+        if client is None:
+            held = run_bands_locally(jobs, bar)
+        else:
+            run_bands_on_cluster(client, jobs, bar, in_flight)
     seconds = time.perf_counter() - t0
     mp = h * w / 1e6
     print("blurred %s -> %s: %.1f MP in %.2f s: %.1f MP/s (%.1f MiB/s of input, Zarr read and write included)"
@@ -190,7 +513,9 @@ def main(argv=None):
     if client is None:
         peak = peak_rss_mib()
         print("peak resident memory of this process: %.0f MiB, %.0f MiB above its peak before the blur "
-              "(image %.0f MiB, one chunk %.1f MiB)" % (peak, peak - rss_before, x.nbytes / 2.0**20, chunk_bytes / 2.0**20))
+              "(image %.0f MiB, one chunk %.1f MiB); most data held by Dask at once: %.1f MiB (%.1f chunks)"
+              % (peak, peak - rss_before, x.nbytes / 2.0**20, chunk_bytes / 2.0**20, held / 2.0**20,
+                 held / float(chunk_bytes)))
     else:
         peaks = client.run(peak_rss_mib)
         stats = client.run(cdask.worker_stats)

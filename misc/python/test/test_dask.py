@@ -12,6 +12,9 @@ whole image (values, not shapes).
 * The deployment shape, on loopback: a `dask scheduler` process and two `dask worker` processes
   (one per GPU on a GPU machine, CUDA_VISIBLE_DEVICES set per worker), both seen running blur
   tasks; samples/python/blur_zarr.py against that scheduler and on its own (Zarr in, Zarr out).
+* blur_zarr.py's bands: bit for bit the whole-image blur where the radius crosses band boundaries
+  (every border, bands of several rows of chunks, chunks shorter than the radius); the most data
+  Dask holds at once stays a few chunks as the image grows.
 * GPU (skipped without a CUDA device): the same comparisons on the GPU path with NumPy chunks
   (SyncedMat staging, counted) and with CuPy chunks (skipped without CuPy).
 
@@ -511,7 +514,8 @@ class ClusterCommandLineTest(unittest.TestCase):
 
     @unittest.skipIf(SAMPLES is None or not HAVE_ZARR, "needs samples/python/blur_zarr.py and zarr")
     def test_blur_zarr_sample_on_the_cluster(self):
-        run_blur_zarr(self, self.tmp.name, "--scheduler", self.address)
+        out = run_blur_zarr(self, self.tmp.name, "--scheduler", self.address)     # 4 bands, rows carried on workers
+        self.assertIn("bands: 4 of up to 64 rows", out)
 
 
 def run_blur_zarr(test, folder, *extra):
@@ -529,7 +533,7 @@ def run_blur_zarr(test, folder, *extra):
         return p.stdout
 
     run("--make-test-image", "250x310", "--chunks", "64", "--dtype", "uint16", src)
-    out = run(src, dst, "--sigma", "2.5", "--border", "reflect101", *extra)
+    out = run(src, dst, "--sigma", "2.5", "--border", "reflect101", *extra)    # radius 10: 4 bands of 64 rows
     test.assertIn("MP/s", out)
     a = np.asarray(zarr.open_array(src, mode="r")[...])
     b = zarr.open_array(dst, mode="r")
@@ -541,6 +545,22 @@ def run_blur_zarr(test, folder, *extra):
     return out
 
 
+def blur_zarr_script(test, *args):
+    """Runs blur_zarr.py; its output."""
+    p = subprocess.run([sys.executable, os.path.join(SAMPLES, "python", "blur_zarr.py")] + list(args),
+                       env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True, timeout=300)
+    test.assertEqual(0, p.returncode, p.stdout)
+    return p.stdout
+
+
+def load_blur_zarr():
+    spec = importlib.util.spec_from_file_location("blur_zarr_sample", os.path.join(SAMPLES, "python", "blur_zarr.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @needs_dask
 @unittest.skipIf(SAMPLES is None or not HAVE_ZARR, "needs samples/python/blur_zarr.py and zarr")
 class BlurZarrSampleTest(unittest.TestCase):
@@ -548,6 +568,86 @@ class BlurZarrSampleTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             out = run_blur_zarr(self, tmp, "--device", "cpu")
             self.assertIn("peak", out)
+            self.assertIn("bands: 4 of up to 64 rows", out)
+
+    def test_bands_match_whole_image(self):
+        """Band by band (the halo below read, the halo above carried from the band before): the
+        whole-image cv2.GaussianBlur, bit for bit, where the kernel radius crosses band boundaries,
+        with every border (WRAP: the halos of the first and last bands from the other end), with
+        bands of several rows of chunks, with a last band shorter than the others, and with chunks
+        shorter than the radius (bands raised to whole rows of chunks at least the radius tall)."""
+        import zarr
+        rng = np.random.default_rng(11)
+        cases = [  # shape, dtype, chunks, sigma, border, band rows, (bands, rows of the tallest)
+            ((250, 310), np.uint16, 64, 2.5, "reflect101", 1, (4, 64)),         # radius 10
+            ((250, 310), np.uint16, 64, 2.5, "wrap", 1, (4, 64)),
+            ((200, 150, 3), np.uint8, 32, 3.0, "reflect", 2, (3, 72)),           # radius 9; an 8-row tail joins
+            ((203, 77), np.uint8, 40, 6.0, "constant", 1, (5, 43)),              # radius 18; a 3-row tail joins
+            ((150, 90), np.uint16, 8, 2.5, "replicate", 1, (9, 22)),             # radius 10 > chunk 8: bands of 2
+            ((150, 90, 2), np.uint16, 8, 2.5, "wrap", 1, (9, 22)),               # rows of chunks; a 6-row tail joins
+            ((97, 64), np.uint8, 16, 1.2, "replicate", 3, (2, 49)),              # radius 4; a 1-row tail joins
+        ]
+        borders = {"reflect101": cv2.BORDER_REFLECT_101, "reflect": cv2.BORDER_REFLECT, "replicate": cv2.BORDER_REPLICATE,
+                   "constant": cv2.BORDER_CONSTANT, "wrap": cv2.BORDER_WRAP}
+        with tempfile.TemporaryDirectory() as tmp:
+            for n, (shape, dtype, chunks, sigma, border, band_rows, (nbands, tallest)) in enumerate(cases):
+                with self.subTest(shape=shape, dtype=dtype.__name__, chunks=chunks, border=border, band_rows=band_rows):
+                    a = random_image(rng, shape, dtype)
+                    src, dst = os.path.join(tmp, "in%d.zarr" % n), os.path.join(tmp, "out%d.zarr" % n)
+                    zarr.create_array(store=src, shape=shape, chunks=(chunks, chunks) + shape[2:], dtype=dtype)[...] = a
+                    out = blur_zarr_script(self, src, dst, "--sigma", str(sigma), "--border", border, "--band-rows",
+                                           str(band_rows), "--device", "cpu")
+                    self.assertIn("bands: %d of up to %d rows" % (nbands, tallest), out)
+                    b = zarr.open_array(dst, mode="r")
+                    self.assertEqual(zarr.open_array(src, mode="r").chunks, b.chunks)
+                    expected = cv2.GaussianBlur(a, (0, 0), sigma, borderType=borders[border]).reshape(a.shape)
+                    np.testing.assert_array_equal(expected, b[...])
+
+    def test_band_bounds(self):
+        bounds = load_blur_zarr().band_bounds
+        self.assertEqual([(0, 64), (64, 128), (128, 192), (192, 250)], bounds((64, 64, 64, 58), 1, 10))
+        self.assertEqual([(0, 128), (128, 250)], bounds((64, 64, 64, 58), 2, 10))
+        self.assertEqual([(0, 250)], bounds((64, 64, 64, 58), 9, 10))
+        self.assertEqual([(0, 16), (16, 40)], bounds((8,) * 5, 1, 10))                # 8-row tail joins
+        self.assertEqual([(0, 16), (16, 32), (32, 50)], bounds((8, 8, 8, 8, 8, 8, 2), 1, 10))   # 2-row tail joins
+        self.assertEqual([(0, 64), (64, 70)], bounds((64, 6), 1, 0))                             # radius 0
+        self.assertEqual([(0, 7)], bounds((7,), 1, 30))                                          # one band: the image
+        for chunks in ((64, 64, 64, 58), (8,) * 19, (30, 30, 30, 7), (1,) * 25, (5, 5, 5)):
+            for band_rows in (1, 2, 3):
+                for radius in (0, 1, 4, 10, 31):
+                    b = bounds(chunks, band_rows, radius)
+                    self.assertEqual(0, b[0][0])
+                    self.assertEqual(sum(chunks), b[-1][1])
+                    edges = set(np.cumsum(chunks).tolist())
+                    for (r0, r1), (s0, _) in zip(b, b[1:]):
+                        self.assertEqual(r1, s0)
+                        self.assertIn(r1, edges)
+                    if len(b) > 1:
+                        self.assertGreaterEqual(min(r1 - r0 for r0, r1 in b), radius, (chunks, band_rows, radius, b))
+
+    def test_memory_stays_a_few_chunks(self):
+        """The most data Dask holds at once (the sample reports it, in chunks: chunks, halo strips
+        and the rows carried to the next band) stays a few chunks: an image 4 times wider and taller
+        than another holds hardly more (the carried rows, radius x width, add 1.1 chunks here)."""
+        import re
+        import zarr
+        held = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for side in (256, 1024):
+                src, dst = os.path.join(tmp, "in%d.zarr" % side), os.path.join(tmp, "out%d.zarr" % side)
+                blur_zarr_script(self, "--make-test-image", "%dx%d" % (side, side), "--chunks", "64", src)
+                out = blur_zarr_script(self, src, dst, "--sigma", "2", "--device", "cpu")     # radius 6
+                m = re.search(r"most data held by Dask at once: [0-9.]+ MiB \(([0-9.]+) chunks\)", out)
+                self.assertIsNotNone(m, out)
+                held[side] = float(m.group(1))
+                a = zarr.open_array(src, mode="r")[...]
+                np.testing.assert_array_equal(cv2.GaussianBlur(a, (0, 0), 2.0, borderType=cv2.BORDER_REPLICATE),
+                                              zarr.open_array(dst, mode="r")[...])
+        print("\n  most data held at once: %s chunks" % ", ".join("%dx%d: %.1f" % (s, s, held[s]) for s in sorted(held)))
+        # 1024 x 1024: 16 x 16 chunks, 16 bands of 16 chunks (a blur of the whole image as one graph
+        # held about a hundred chunks)
+        self.assertLess(held[1024], 10)
+        self.assertLess(held[1024], held[256] + 3)
 
     def test_test_image_does_not_depend_on_chunks(self):
         import zarr
