@@ -35,6 +35,8 @@ import unittest
 import numpy as np
 import cv2
 
+from cudaimage_test_support import find_samples
+
 MISSING = [m for m in ("dask", "distributed") if importlib.util.find_spec(m) is None]
 if not MISSING:
     import dask
@@ -59,20 +61,7 @@ def gpu_count():
         return 0
 
 
-def find_samples():
-    env = os.environ.get("CUDAIMAGE_SAMPLES_DIR")
-    if env:
-        return env
-    d = os.path.dirname(os.path.abspath(__file__))
-    for _ in range(5):
-        candidate = os.path.join(d, "samples")
-        if os.path.isfile(os.path.join(candidate, "python", "blur_zarr.py")):
-            return candidate
-        d = os.path.dirname(d)
-    return None
-
-
-SAMPLES = find_samples()
+SAMPLES = find_samples("blur_zarr.py")
 BORDERS = (cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT_101, cv2.BORDER_REFLECT, cv2.BORDER_CONSTANT, cv2.BORDER_WRAP)
 BORDER_NAMES = {cv2.BORDER_REPLICATE: "REPLICATE", cv2.BORDER_REFLECT_101: "REFLECT_101",
                 cv2.BORDER_REFLECT: "REFLECT", cv2.BORDER_CONSTANT: "CONSTANT", cv2.BORDER_WRAP: "WRAP"}

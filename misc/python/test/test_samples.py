@@ -21,21 +21,10 @@ import unittest
 import numpy as np
 import cv2
 
-
-def find_samples():
-    env = os.environ.get("CUDAIMAGE_SAMPLES_DIR")
-    if env:
-        return env
-    d = os.path.dirname(os.path.abspath(__file__))
-    for _ in range(5):
-        candidate = os.path.join(d, "samples")
-        if os.path.isfile(os.path.join(candidate, "python", "blur_demo.py")):
-            return candidate
-        d = os.path.dirname(d)
-    return None
+from cudaimage_test_support import find_samples
 
 
-SAMPLES = find_samples()
+SAMPLES = find_samples("blur_demo.py")
 
 
 def gpu_available():
