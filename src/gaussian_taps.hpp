@@ -29,7 +29,7 @@ struct Taps1D
 Taps1D makeTaps(int ksize, double sigma, int fractionBits);
 
 /** Fraction bits of CPU cv::GaussianBlur's fixed-point path for a depth: 8 (8U), 16 (16U), 0 (none). */
-inline int fixedPointBits(int depth) { return depth == CV_8U ? 8 : depth == CV_16U ? 16 : 0; }
+constexpr int fixedPointBits(int depth) { return depth == CV_8U ? 8 : depth == CV_16U ? 16 : 0; }
 
 }}} // namespace cv::cuda::gaussian
 

@@ -29,6 +29,7 @@
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
 #include "gaussian_fused_common.cuh"
+#include "gaussian_tap_packer.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -45,7 +46,7 @@ constexpr int kCols = Tile::kCols;   // vertical results per block row, halo inc
 template <int Depth, int Cn, int R>
 struct Geometry
 {
-    static constexpr int kRows = FusedDepth<Depth>::kRows;
+    static constexpr int kRows = DepthPolicy<Depth>::kRows;
     static constexpr int kHalo = Tile::halo(R, Cn);         // elements each side (keeps tiles 16-byte aligned)
     static constexpr int kTile = geometry::tileOutputs<Tile>(R, Cn); // output elements per block
     static constexpr int kItem = geometry::itemOutputs(Depth); // outputs per item
@@ -58,9 +59,9 @@ struct Geometry
 // ---- the kernel ----------------------------------------------------------------------------------
 
 template <int Depth, int Cn, int R>
-__global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type taps)
+__global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type taps)
 {
-    typedef FusedDepth<Depth> D;
+    typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
     typedef typename D::Work W;
     typedef Geometry<Depth, Cn, R> G;
@@ -155,7 +156,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
             for (int i = 0; i < G::kWin; i += 16 / static_cast<int>(sizeof(W)))
                 loadVec(base + i, win + i);
             W acc[G::kItem];
-            const W init = horizontalInit<Depth, W>(p.floatOutput);
+            const W init = DepthPolicy<Depth>::workInit(p.floatOutput);
 #pragma unroll
             for (int i = 0; i < G::kItem; i++)
                 acc[i] = init;
@@ -171,10 +172,10 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
 }
 
 template <int Depth, int Cn, int R>
-void launch(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
+void launch(const SeparablePlan& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
     typedef Geometry<Depth, Cn, R> G;
-    typedef typename FusedDepth<Depth>::Work W;
+    typedef typename DepthPolicy<Depth>::Work W;
     const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
     static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == geometry::sharedBytes<Tile>(Depth),
                   "the path choice's shared memory is this kernel's");
@@ -187,7 +188,7 @@ void launch(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<D
 }
 
 template <int Depth, int Cn>
-void launchR(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<Depth>::Work>::type& taps, cudaStream_t stream)
+void launchR(const SeparablePlan& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
     switch (taps.r)
     {
@@ -203,17 +204,6 @@ void launchR(const SeparablePlan& p, const typename TapsFor<typename FusedDepth<
     }
 }
 
-// Zero-padded copy of 2r+1 taps centred in 2R+1 slots.
-template <class T, class U>
-void centred(const std::vector<U>& in, double scale, int R, T* out)
-{
-    const int r = static_cast<int>(in.size()) / 2;
-    for (int k = 0; k <= 2 * FusedTapsF::kMaxR; k++)
-        out[k] = T(0);
-    for (int m = 0; m <= 2 * r; m++)
-        out[R - r + m] = static_cast<T>(static_cast<double>(in[m]) * scale);
-}
-
 } // namespace
 
 FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
@@ -226,32 +216,20 @@ FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
     if (R < 1 || R > FusedTapsF::kMaxR)
         return t; // no taps for this radius: choosePath() never picks the path
     t.valid = true;
+    forDepth(depth, [&](auto d) {
+        constexpr int Depth = decltype(d)::value;
+        auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
+        packCentred<Depth>(x, TapUse::FusedHorizontal, R, w.h);
+        packCentred<Depth>(y, TapUse::FusedVertical, R, w.v);
+    });
     if (depth == CV_8U)
     {
-        // Vertical: DP4A words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
+        // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
         std::vector<uint32_t> ty;
         t.valid = centredByteTaps(y.fixed, R, ty);
         for (int ph = 0; ph < 4; ph++)
             for (int q = 0; q < FusedTapsF::kWords; q++)
                 t.f.vw[ph][q] = dp4aTapWord(ty, q, ph);
-        centred(x.fixed, 1.0 / 65536.0, R, t.f.h);
-        centred(y.fixed, 1.0, R, t.f.v);
-    }
-    else if (depth == CV_16U)
-    {
-        centred(x.fixed, 1.0 / 4294967296.0, R, t.d.h);
-        centred(y.fixed, 1.0, R, t.d.v);
-    }
-    else if (depth == CV_64F)
-    {
-        centred(x.real, 1.0, R, t.d.h);
-        centred(y.real, 1.0, R, t.d.v);
-    }
-    else // 16S, 32F: the CPU's float taps
-    {
-        std::vector<float> fx(x.real.begin(), x.real.end()), fy(y.real.begin(), y.real.end());
-        centred(fx, 1.0, R, t.f.h);
-        centred(fy, 1.0, R, t.f.v);
     }
     return t;
 }
@@ -262,7 +240,7 @@ void runFused(const SeparablePlan& p, const FusedTaps& taps, const PathChoice& c
     CV_Assert(choice.path == Path::Fused && taps.valid && taps.r == choice.radius);
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
-        const auto& t = WorkTaps<typename FusedDepth<Depth>::Work>::pick(taps.f, taps.d);
+        const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);
         forChannels(p.channels, [&](auto cn) { launchR<Depth, decltype(cn)::value>(p, t, stream); });
     });
 }

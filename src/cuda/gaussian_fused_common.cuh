@@ -1,7 +1,7 @@
 // Device helpers shared by the fused Gaussian kernels (gaussian_fused.cu: radius <= 8 as a template
-// parameter; gaussian_fused_large.cu: larger radii at run time): per-depth types, vector loads of
-// four source elements with border mapping at the image edges, the 4x4 byte transpose for DP4A,
-// and the stores of one item of consecutive outputs (exact 8U/16U rounding).
+// parameter; gaussian_fused_large.cu: larger radii at run time): vector loads of four source
+// elements with border mapping at the image edges, the 4x4 byte transpose for DP4A, and the stores
+// of one item of consecutive outputs. Per-depth types and rounding: gaussian_depth.cuh.
 #ifndef CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
 #define CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
 
@@ -15,32 +15,13 @@
 #include "../gaussian_geometry.hpp"
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
+#include "gaussian_depth.cuh"
 
 namespace cv { namespace cuda { namespace gaussian { namespace fused {
 
 using geometry::kPad;                 // Work elements after each shared row (conflict-free LDS.128)
 using geometry::roundUp;
 constexpr int kMaxGridY = 65535;
-
-// Rows per strip (and so the shared memory per block) come from gaussian_geometry.hpp, where the
-// host's path choice reads them too.
-template <int Depth> struct FusedDepth;
-template <> struct FusedDepth<CV_8U>  { typedef uint8_t Src;  typedef float Work;  static constexpr int kRows = geometry::stripRows(CV_8U); };
-template <> struct FusedDepth<CV_16S> { typedef int16_t Src;  typedef float Work;  static constexpr int kRows = geometry::stripRows(CV_16S); };
-template <> struct FusedDepth<CV_32F> { typedef float Src;    typedef float Work;  static constexpr int kRows = geometry::stripRows(CV_32F); };
-template <> struct FusedDepth<CV_16U> { typedef uint16_t Src; typedef double Work; static constexpr int kRows = geometry::stripRows(CV_16U); };
-template <> struct FusedDepth<CV_64F> { typedef double Src;   typedef double Work; static constexpr int kRows = geometry::stripRows(CV_64F); };
-
-template <int Depth>
-constexpr bool agreesWithGeometry()
-{
-    typedef FusedDepth<Depth> D;
-    return sizeof(typename D::Work) == static_cast<size_t>(geometry::workBytes(Depth)) &&
-           (sizeof(typename D::Src) == 1 ? 16 : 8) == geometry::itemOutputs(Depth);
-}
-static_assert(agreesWithGeometry<CV_8U>() && agreesWithGeometry<CV_16U>() && agreesWithGeometry<CV_16S>() &&
-              agreesWithGeometry<CV_32F>() && agreesWithGeometry<CV_64F>(),
-              "working type and item size per depth as gaussian_geometry.hpp states them");
 
 template <class W> struct TapsFor;
 template <> struct TapsFor<float>  { typedef FusedTapsF type; };
@@ -216,34 +197,11 @@ __device__ __forceinline__ void loadVec(const W* s, W* out)
 
 // ---- stores of one item (kItem consecutive outputs of one row) --------------------------------
 
-template <int Depth> struct Output;
-template <> struct Output<CV_8U>
-{
-    // acc = s * 2^-16 (+ 0.5 for rounding) in [0, 256): 2^23 + floor(acc) by a round-down add.
-    __device__ static uint32_t byteOf(float acc) { return __float_as_uint(__fadd_rd(acc, 8388608.0f)); }
-    __device__ static float init(bool floatOut) { return floatOut ? 0.f : 0.5f; }
-};
-template <> struct Output<CV_16U>
-{
-    __device__ static double init(bool floatOut) { return floatOut ? 0.0 : 0.5; }
-};
-
-// Start value of the horizontal sums: the rounding half for 8U/16U results, else 0.
-template <int Depth, class W>
-__device__ __forceinline__ W horizontalInit(bool floatOut)
-{
-    if constexpr (Depth == CV_8U)
-        return W(Output<CV_8U>::init(floatOut));
-    else if constexpr (Depth == CV_16U)
-        return W(Output<CV_16U>::init(floatOut));
-    else
-        return W(0);
-}
-
 template <int Depth, int N, class W>
 __device__ __forceinline__ void storeItem(const SeparablePlan& p, int y, int e0, const W (&acc)[N])
 {
-    typedef typename FusedDepth<Depth>::Src Src;
+    typedef DepthPolicy<Depth> P;
+    typedef typename P::Src Src;
     const int elements = p.width * p.channels;
     unsigned char* rowBytes = p.dst + static_cast<size_t>(y) * p.dstStep;
     const bool full = e0 + N <= elements;
@@ -264,16 +222,7 @@ __device__ __forceinline__ void storeItem(const SeparablePlan& p, int y, int e0,
     Src v[N];
 #pragma unroll
     for (int i = 0; i < N; i++)
-    {
-        if constexpr (Depth == CV_8U)
-            v[i] = static_cast<Src>(Output<CV_8U>::byteOf(static_cast<float>(acc[i])) & 0xff);
-        else if (Depth == CV_16U)
-            v[i] = static_cast<Src>(__double2uint_rd(static_cast<double>(acc[i])));
-        else if (Depth == CV_16S)
-            v[i] = static_cast<Src>(::max(-32768, ::min(32767, __float2int_rn(static_cast<float>(acc[i])))));
-        else
-            v[i] = static_cast<Src>(acc[i]);
-    }
+        v[i] = P::fromWork(acc[i]);
     Src* out = reinterpret_cast<Src*>(rowBytes) + e0;
     if (full && p.dstAligned16)
     {
@@ -315,8 +264,8 @@ __device__ __forceinline__ void storeItem<CV_8U, 16, float>(const SeparablePlan&
 #pragma unroll
     for (int q = 0; q < 4; q++)
     {
-        const uint32_t b0 = Output<CV_8U>::byteOf(acc[4 * q]), b1 = Output<CV_8U>::byteOf(acc[4 * q + 1]);
-        const uint32_t b2 = Output<CV_8U>::byteOf(acc[4 * q + 2]), b3 = Output<CV_8U>::byteOf(acc[4 * q + 3]);
+        const uint32_t b0 = DepthPolicy<CV_8U>::byteOf(acc[4 * q]), b1 = DepthPolicy<CV_8U>::byteOf(acc[4 * q + 1]);
+        const uint32_t b2 = DepthPolicy<CV_8U>::byteOf(acc[4 * q + 2]), b3 = DepthPolicy<CV_8U>::byteOf(acc[4 * q + 3]);
         word[q] = __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
     }
     uint8_t* out = rowBytes + e0;
@@ -349,21 +298,6 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
 
 // ---- host: the launchers' shared dispatch and tap packing -------------------------------------
 
-// f(std::integral_constant<int, Depth>()) for a run-time depth that has a fused path.
-template <class F>
-void forDepth(int depth, F&& f)
-{
-    switch (depth)
-    {
-    case CV_8U:  f(std::integral_constant<int, CV_8U>()); break;
-    case CV_16U: f(std::integral_constant<int, CV_16U>()); break;
-    case CV_16S: f(std::integral_constant<int, CV_16S>()); break;
-    case CV_32F: f(std::integral_constant<int, CV_32F>()); break;
-    case CV_64F: f(std::integral_constant<int, CV_64F>()); break;
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: no fused path for depth %d", depth));
-    }
-}
-
 // f(std::integral_constant<int, Cn>()) for 1 to 4 channels, with the launch checked.
 template <class F>
 void forChannels(int channels, F&& f)
@@ -383,37 +317,9 @@ void forChannels(int channels, F&& f)
 // The float or the double half of a pair of tap sets, by a depth's working type W.
 template <class W> struct WorkTaps;
 template <> struct WorkTaps<float>
-{ template <class TF, class TD> static const TF& pick(const TF& f, const TD&) { return f; } };
+{ template <class TF, class TD> static TF& pick(TF& f, TD&) { return f; } };
 template <> struct WorkTaps<double>
-{ template <class TF, class TD> static const TD& pick(const TF&, const TD& d) { return d; } };
-
-// 8U vertical taps (fixed point) centred in 2R+1 slots, zero outside; false when one does not fit
-// a byte (a 1-tap or degenerate kernel has a tap of 256), which rules DP4A out.
-inline bool centredByteTaps(const std::vector<uint32_t>& fixed, int R, std::vector<uint32_t>& out)
-{
-    const int r = static_cast<int>(fixed.size()) / 2;
-    out.assign(2 * R + 1, 0);
-    bool fits = true;
-    for (int m = 0; m <= 2 * r; m++)
-    {
-        out[R - r + m] = fixed[m];
-        fits = fits && fixed[m] <= 255;
-    }
-    return fits;
-}
-
-// DP4A tap word q of phase ph: byte b is taps[4q + b - ph] (zero outside the 2R+1 taps).
-inline uint32_t dp4aTapWord(const std::vector<uint32_t>& taps, int q, int ph)
-{
-    uint32_t w = 0;
-    for (int b = 0; b < 4; b++)
-    {
-        const int k = 4 * q + b - ph;
-        if (k >= 0 && k < static_cast<int>(taps.size()))
-            w |= (taps[k] & 0xffu) << (8 * b);
-    }
-    return w;
-}
+{ template <class TF, class TD> static TD& pick(TF&, TD& d) { return d; } };
 
 }}}} // namespace cv::cuda::gaussian::fused
 

@@ -27,6 +27,7 @@
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
 #include "gaussian_fused_common.cuh"
+#include "gaussian_tap_packer.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -49,8 +50,8 @@ constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
 template <int Depth, int Cn>
 struct LargeGeometry
 {
-    typedef typename FusedDepth<Depth>::Work W;
-    static constexpr int kRows = FusedDepth<Depth>::kRows;
+    typedef typename DepthPolicy<Depth>::Work W;
+    static constexpr int kRows = DepthPolicy<Depth>::kRows;
     static constexpr int kItem = geometry::itemOutputs(Depth);
     static constexpr int kStride = kCols + kPad;
     static constexpr int kRing = kItem + 4 * Cn;                  // window elements held per chunk
@@ -64,9 +65,9 @@ struct LargeGeometry
 
 template <int Depth, int Cn>
 __global__ void __launch_bounds__(kThreads, 2)
-fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type taps)
+fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type taps)
 {
-    typedef FusedDepth<Depth> D;
+    typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
     typedef typename D::Work W;
     typedef LargeGeometry<Depth, Cn> G;
@@ -181,7 +182,7 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
             for (int m = 0; m < G::kRing; m += G::kVec)
                 loadVec(base + m, ring + m);
             W acc[G::kItem];
-            const W init = horizontalInit<Depth, W>(p.floatOutput);
+            const W init = DepthPolicy<Depth>::workInit(p.floatOutput);
 #pragma unroll
             for (int i = 0; i < G::kItem; i++)
                 acc[i] = init;
@@ -225,11 +226,11 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
 }
 
 template <int Depth, int Cn>
-void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename FusedDepth<Depth>::Work>::type& taps,
+void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type& taps,
                  const PathChoice& choice, cudaStream_t stream)
 {
     typedef LargeGeometry<Depth, Cn> G;
-    typedef typename FusedDepth<Depth>::Work W;
+    typedef typename DepthPolicy<Depth>::Work W;
     const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
     static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == geometry::sharedBytes<Tile>(Depth),
                   "the path choice's shared memory is this kernel's");
@@ -252,19 +253,6 @@ int leadFor(int r, int channels)
     return lead;
 }
 
-template <class W, class U>
-void fillLarge(FusedLargeTapsT<W>& t, int R, int lead, const std::vector<U>& x, double xScale, const std::vector<U>& y, double yScale)
-{
-    t.r = R;
-    t.lead = lead;
-    t.nh = roundUp(lead + 2 * R + 1, 4);
-    const int rx = static_cast<int>(x.size()) / 2, ry = static_cast<int>(y.size()) / 2;
-    for (int m = 0; m <= 2 * rx; m++)
-        t.h[lead + R - rx + m] = static_cast<W>(static_cast<double>(x[m]) * xScale);
-    for (int m = 0; m <= 2 * ry; m++)
-        t.v[FusedLargeTapsT<W>::kRows + R - ry + m] = static_cast<W>(static_cast<double>(y[m]) * yScale);
-}
-
 } // namespace
 
 FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, const Taps1D& y)
@@ -274,25 +262,24 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
     const int R = std::max(rx, ry);
     if (R < FusedLargeTapsT<float>::kMinR || R > FusedLargeTapsT<float>::kMaxR || channels < 1 || channels > 4)
         return t;
-    const int lead = leadFor(R, channels);
     t.valid = true;
+    forDepth(depth, [&](auto d) {
+        constexpr int Depth = decltype(d)::value;
+        typedef typename DepthPolicy<Depth>::Work W;
+        FusedLargeTapsT<W>& w = WorkTaps<W>::pick(t.f, t.d);
+        w.r = R;
+        w.lead = leadFor(R, channels);
+        w.nh = roundUp(w.lead + 2 * R + 1, 4);
+        packCentred<Depth>(x, TapUse::FusedHorizontal, R, w.h + w.lead);
+        packCentred<Depth>(y, TapUse::FusedVertical, R, w.v + FusedLargeTapsT<W>::kRows);
+    });
     if (depth == CV_8U)
     {
-        fillLarge(t.f, R, lead, x.fixed, 1.0 / 65536.0, y.fixed, 1.0);
         std::vector<uint32_t> ty;
         t.valid = centredByteTaps(y.fixed, R, ty);
         for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
             for (int ph = 0; ph < 4; ph++)
                 t.f.vw[row][ph] = dp4aTapWord(ty, row - 3, ph);
-    }
-    else if (depth == CV_16U)
-        fillLarge(t.d, R, lead, x.fixed, 1.0 / 4294967296.0, y.fixed, 1.0);
-    else if (depth == CV_64F)
-        fillLarge(t.d, R, lead, x.real, 1.0, y.real, 1.0);
-    else
-    {
-        std::vector<float> fx(x.real.begin(), x.real.end()), fy(y.real.begin(), y.real.end());
-        fillLarge(t.f, R, lead, fx, 1.0, fy, 1.0);
     }
     return t;
 }
@@ -307,7 +294,7 @@ void runFusedLarge(const SeparablePlan& p, const FusedLargeTaps& taps, const Pat
               choice.tileOutputs >= geometry::itemOutputs(p.depth));
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
-        const auto& t = WorkTaps<typename FusedDepth<Depth>::Work>::pick(taps.f, taps.d);
+        const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);
         forChannels(p.channels, [&](auto cn) { launchLarge<Depth, decltype(cn)::value>(p, t, choice, stream); });
     });
 }

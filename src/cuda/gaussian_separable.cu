@@ -12,7 +12,7 @@
 //   pass 2, thread: 4 consecutive elements x kOutputs consecutive rows (one vector load per row
 //           and tap; loads per output: (kOutputs + 2ry) / kOutputs / 4)
 //
-// Arithmetic: gaussian_arith.cuh. Invariants: 64-bit row offsets; rows beyond 65535 are covered
+// Arithmetic: gaussian_depth.cuh (two-pass types and rounding). Invariants: 64-bit row offsets; rows beyond 65535 are covered
 // by grid-stride loops in y; the last group of a row / rows of a column stores only what exists.
 //
 // Memory of one call, one stream-ordered allocation (stream_scratch.hpp), nothing kept between calls:
@@ -30,7 +30,9 @@
 #include "../cuda_check.hpp"
 #include "../gaussian_launch.hpp"
 #include "border.hpp"
-#include "gaussian_arith.cuh"
+#include "gaussian_depth.cuh"
+#include "gaussian_tap_packer.cuh"
+#include "vec4.cuh"
 #include "stream_scratch.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -47,7 +49,7 @@ constexpr int kMaxGridY = 65535;
 template <int Depth, class Border, int Cn>
 __global__ void __launch_bounds__(kBlock) rowPass(const SeparablePlan p)
 {
-    typedef Traits<Depth> T;
+    typedef DepthPolicy<Depth> T;
     typedef typename T::RowAcc Acc;
     static_assert(kOutputs % 4 == 0 && kOutputs >= Cn, "a thread's outputs must cover whole vector stores");
     const int elements = p.width * Cn;
@@ -116,12 +118,42 @@ __global__ void __launch_bounds__(kBlock) rowPass(const SeparablePlan p)
     }
 }
 
+// Four consecutive outputs e0..e0+3 of row y (only those below `elements` exist); one vector store
+// when the destination allows it (plan.dstAligned4).
+template <class T>
+__device__ __forceinline__ void storeResult4(const SeparablePlan& p, int y, int e0, int elements, const typename T::ColAcc (&acc)[4])
+{
+    unsigned char* row = p.dst + static_cast<size_t>(y) * p.dstStep;
+    if (p.floatOutput)
+    {
+        float* out = reinterpret_cast<float*>(row) + e0;
+        if (p.dstAligned4 && e0 + 4 <= elements)
+            storeVec4(out, T::toFloat(acc[0]), T::toFloat(acc[1]), T::toFloat(acc[2]), T::toFloat(acc[3]));
+        else
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                if (e0 + i < elements)
+                    out[i] = T::toFloat(acc[i]);
+    }
+    else
+    {
+        typename T::Src* out = reinterpret_cast<typename T::Src*>(row) + e0;
+        if (p.dstAligned4 && e0 + 4 <= elements)
+            storeVec4(out, T::round(acc[0]), T::round(acc[1]), T::round(acc[2]), T::round(acc[3]));
+        else
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                if (e0 + i < elements)
+                    out[i] = T::round(acc[i]);
+    }
+}
+
 // Pass 2: vertical taps over scratch rows y .. y+2ry, tap by tap from the top. A thread owns 4
 // consecutive elements (one vector load per row) of kOutputs consecutive rows.
 template <int Depth>
 __global__ void __launch_bounds__(kBlock) columnPass(const SeparablePlan p)
 {
-    typedef Traits<Depth> T;
+    typedef DepthPolicy<Depth> T;
     typedef typename T::ColAcc Acc;
     const int elements = p.width * p.channels;
     const int e0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
@@ -213,38 +245,18 @@ unsigned gridY(int rows) { return static_cast<unsigned>(rows < 1 ? 1 : (rows < k
 
 size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-// One direction's taps in the kernels' tap type T, appended at a 16-byte aligned offset.
-template <class T, class U>
-size_t appendTaps(std::vector<unsigned char>& bytes, const std::vector<U>& taps)
-{
-    const size_t offset = alignUp(bytes.size(), 16);
-    bytes.resize(offset + taps.size() * sizeof(T));
-    for (size_t i = 0; i < taps.size(); i++)
-    {
-        const T t = static_cast<T>(taps[i]);
-        std::memcpy(bytes.data() + offset + i * sizeof(T), &t, sizeof(T));
-    }
-    return offset;
-}
-
+// One direction's taps in the kernels' tap type, appended at a 16-byte aligned offset.
 template <int Depth>
-SeparableTaps separableTaps(const Taps1D& x, const Taps1D& y, const Taps1D& unit)
+size_t appendTaps(std::vector<unsigned char>& bytes, const Taps1D& taps)
 {
-    typedef typename Traits<Depth>::Tap T;
-    SeparableTaps t;
-    if constexpr (Depth == CV_8U || Depth == CV_16U)   // fixed point, as the CPU
-    {
-        t.x = appendTaps<T>(t.bytes, x.fixed);
-        t.y = appendTaps<T>(t.bytes, y.fixed);
-        t.unit = appendTaps<T>(t.bytes, unit.fixed);
-    }
-    else // 64F: the CPU's double taps; 16S and 32F: float taps, as CPU sepFilter2D uses
-    {
-        t.x = appendTaps<T>(t.bytes, x.real);
-        t.y = appendTaps<T>(t.bytes, y.real);
-        t.unit = appendTaps<T>(t.bytes, unit.real);
-    }
-    return t;
+    typedef typename DepthPolicy<Depth>::Tap T;
+    std::vector<T> packed(taps.real.size());
+    const int r = static_cast<int>(taps.real.size()) / 2;
+    packCentred<Depth>(taps, TapUse::Integer, r, packed.data());
+    const size_t offset = alignUp(bytes.size(), 16);
+    bytes.resize(offset + packed.size() * sizeof(T));
+    std::memcpy(bytes.data() + offset, packed.data(), packed.size() * sizeof(T));
+    return offset;
 }
 
 template <int Depth, class Border>
@@ -289,29 +301,20 @@ void runDepth(const SeparablePlan& p, cudaStream_t stream)
 
 size_t scratchElemSize(int depth)
 {
-    switch (depth)
-    {
-    case CV_8U:  return sizeof(Traits<CV_8U>::Scratch);
-    case CV_16U: return sizeof(Traits<CV_16U>::Scratch);
-    case CV_16S: return sizeof(Traits<CV_16S>::Scratch);
-    case CV_32F: return sizeof(Traits<CV_32F>::Scratch);
-    case CV_64F: return sizeof(Traits<CV_64F>::Scratch);
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported depth %d", depth));
-    }
+    return forDepth(depth, [](auto d) { return sizeof(typename DepthPolicy<decltype(d)::value>::Scratch); });
 }
 
 SeparableTaps makeSeparableTaps(int depth, const Taps1D& x, const Taps1D& y)
 {
     const Taps1D unit = makeTaps(1, 0, fixedPointBits(depth));
-    switch (depth)
-    {
-    case CV_8U:  return separableTaps<CV_8U>(x, y, unit);
-    case CV_16U: return separableTaps<CV_16U>(x, y, unit);
-    case CV_16S: return separableTaps<CV_16S>(x, y, unit);
-    case CV_32F: return separableTaps<CV_32F>(x, y, unit);
-    case CV_64F: return separableTaps<CV_64F>(x, y, unit);
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported depth %d", depth));
-    }
+    SeparableTaps t;
+    forDepth(depth, [&](auto d) {
+        constexpr int Depth = decltype(d)::value;
+        t.x = appendTaps<Depth>(t.bytes, x);
+        t.y = appendTaps<Depth>(t.bytes, y);
+        t.unit = appendTaps<Depth>(t.bytes, unit);
+    });
+    return t;
 }
 
 void runSeparable(SeparablePlan p, const SeparableTaps& taps, bool unitX, bool unitY, cudaStream_t stream)
@@ -332,15 +335,7 @@ void runSeparable(SeparablePlan p, const SeparableTaps& taps, bool unitX, bool u
     p.scratch = memory.data() + tapBytes;
     p.scratchStep = pitch;
 
-    switch (p.depth)
-    {
-    case CV_8U:  runDepth<CV_8U>(p, stream); break;
-    case CV_16U: runDepth<CV_16U>(p, stream); break;
-    case CV_16S: runDepth<CV_16S>(p, stream); break;
-    case CV_32F: runDepth<CV_32F>(p, stream); break;
-    case CV_64F: runDepth<CV_64F>(p, stream); break;
-    default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported depth %d", p.depth));
-    }
+    forDepth(p.depth, [&](auto d) { runDepth<decltype(d)::value>(p, stream); });
 }
 
 }}} // namespace cv::cuda::gaussian

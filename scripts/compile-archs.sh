@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Compiles every kernel file (src/cuda/*.cu) for several GPU architectures, compile only, and
+# reports ptxas's register, spill and static shared-memory use per kernel family and architecture,
+# beside the dynamic shared memory the fused paths ask for (gaussian_geometry.hpp) and each
+# architecture's opt-in limit. Run it after every kernel change; its summary goes in the note.
+#
+#   scripts/compile-archs.sh                  # CMAKE_CUDA_ARCHITECTURES "75;80;86;89;90"
+#   CUDAIMAGE_ARCHS="80;90" scripts/compile-archs.sh
+#
+# Needs OpenCV's headers (the cached build's install: scripts/build-opencv.sh). Output:
+# build-archs/<file>.log (ptxas -v) and build-archs/summary.txt. Fails if a file does not compile
+# for an architecture or a kernel spills.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+archs=${CUDAIMAGE_ARCHS:-75;80;86;89;90}
+out="$CUDAIMAGE_REPO/build-archs"
+mkdir -p "$out"
+
+include=$(ls -d "$OPENCV_INSTALL"/include/opencv[45] 2>/dev/null | head -1)
+[[ -n $include ]] || die "no OpenCV headers in $OPENCV_INSTALL: run scripts/build-opencv.sh first"
+gencode=()
+for a in ${archs//;/ }; do gencode+=("--generate-code=arch=compute_$a,code=sm_$a"); done
+
+step "compile src/cuda/*.cu for sm ${archs//;/, } (ptxas -v)"
+t0=$(date +%s)
+pids=()
+for cu in "$CUDAIMAGE_REPO"/src/cuda/*.cu; do
+    name=$(basename "$cu" .cu)
+    # Flags as the library's own build (CMakeLists.txt), one object per file, all architectures.
+    "$CUDA_HOME/bin/nvcc" -std=c++17 -O3 -DNDEBUG --expt-relaxed-constexpr -Xcompiler=-fPIC \
+        -D__NV_NO_VECTOR_DEPRECATION_DIAG -I"$CUDAIMAGE_REPO/include" -I"$CUDAIMAGE_REPO/src" -isystem "$include" \
+        "${gencode[@]}" --threads 2 -Xptxas -v -c "$cu" -o "$out/$name.o" > "$out/$name.log" 2>&1 &
+    pids+=("$!:$name")
+done
+status=0
+for p in "${pids[@]}"; do
+    wait "${p%%:*}" || { echo "FAILED: ${p#*:} (see $out/${p#*:}.log)"; tail -20 "$out/${p#*:}.log"; status=1; }
+done
+((status == 0)) || exit 1
+
+"$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/ptxas_summary.py" "$out" "$archs" | tee "$out/summary.txt"
+echo "compile-archs.sh: $(( $(date +%s) - t0 )) s for sm ${archs//;/, }"

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Summarises `ptxas -v` logs (scripts/compile-archs.sh): per kernel family and architecture, the
+number of instances, the most registers, spill bytes and static shared memory; then the dynamic
+shared memory of the fused paths (src/gaussian_geometry.hpp) against each architecture's opt-in
+limit, which is what src/gaussian_plan.hpp's choosePath() checks at run time.
+
+    ptxas_summary.py BUILD_DIR "75;80;86;89;90"
+
+Exit status 1 if any kernel spills (a spill in a kernel is a performance defect we want to see)."""
+import collections
+import pathlib
+import re
+import subprocess
+import sys
+
+# cudaFuncAttributeMaxDynamicSharedMemorySize limits (bytes), CUDA C Programming Guide, table
+# "Technical Specifications per Compute Capability" (shared memory per block, opt-in).
+OPT_IN = {"75": 65536, "80": 166912, "86": 101376, "87": 166912, "89": 101376, "90": 232448,
+          "100": 232448, "120": 101376}
+# Dynamic shared memory per block of the fused kernels (gaussian_geometry.hpp: sharedBytes<Tile>).
+FUSED_SHARED = {"fusedTile (radius 1..8)": 33024, "fusedLargeTile (radius 9..128)": 65792}
+
+ENTRY = re.compile(r"Compiling entry function '(\S+)' for 'sm_(\d+)'")
+SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def family(mangled):
+    try:
+        name = subprocess.run(["cu++filt", mangled], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return mangled
+    name = re.sub(r"^void\s+", "", name)
+    name = re.sub(r"\(.*$", "", name)          # parameters
+    name = re.sub(r"<.*>$", "", name)          # template arguments
+    return name.split("::")[-1]
+
+
+def main():
+    build, archs = pathlib.Path(sys.argv[1]), sys.argv[2].split(";")
+    stats = collections.defaultdict(lambda: {"n": 0, "reg": 0, "spill": 0, "stack": 0, "smem": 0})
+    names = {}
+    for log in sorted(build.glob("*.log")):
+        current = None
+        for line in log.read_text(errors="replace").splitlines():
+            m = ENTRY.search(line)
+            if m:
+                mangled, arch = m.groups()
+                if mangled not in names:
+                    names[mangled] = family(mangled)
+                current = stats[(log.stem, names[mangled], arch)]
+                current["n"] += 1
+                continue
+            if current is None:
+                continue
+            m = SPILL.search(line)
+            if m:
+                current["stack"] = max(current["stack"], int(m.group(1)))
+                current["spill"] = max(current["spill"], int(m.group(2)) + int(m.group(3)))
+            m = re.search(r"Used (\d+) registers", line)
+            if m:
+                current["reg"] = max(current["reg"], int(m.group(1)))
+                s = re.search(r"(\d+) bytes smem", line)
+                if s:
+                    current["smem"] = max(current["smem"], int(s.group(1)))
+    if not stats:
+        print("no ptxas output found in", build)
+        return 1
+    header = f"{'file':<22} {'kernel family':<16} " + " ".join(f"{'sm_' + a:>24}" for a in archs)
+    print("registers / spill bytes / static smem bytes (max over instances), instances")
+    print(header)
+    keys = sorted({(f, k) for (f, k, _) in stats})
+    spills = 0
+    for f, k in keys:
+        cells = []
+        for a in archs:
+            s = stats.get((f, k, a))
+            if s is None:
+                cells.append(f"{'-':>24}")
+                continue
+            spills += s["spill"]
+            cells.append(f"{s['reg']:>4} r {s['spill']:>4} sp {s['smem']:>5} sm x{s['n']:<3}".rjust(24))
+        print(f"{f:<22} {k:<16} " + " ".join(cells))
+    print()
+    print("dynamic shared memory per block of the fused paths against each architecture's opt-in limit:")
+    for kernel, need in FUSED_SHARED.items():
+        verdict = []
+        for a in archs:
+            limit = OPT_IN.get(a)
+            verdict.append(f"sm_{a}: " + ("?" if limit is None else ("fits" if need <= limit else "two-pass instead")))
+        print(f"  {kernel:<32} {need:>6} B  " + ", ".join(verdict))
+    print("(choosePath() reads cudaDevAttrMaxSharedMemoryPerBlockOptin at run time; a kernel that does not fit")
+    print(" on a device is never launched there: its radii take the two-pass path.)")
+    if spills:
+        print(f"SPILLS: {spills} bytes in total")
+        return 1
+    print("no spills")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+// The one tap packer (host code): the taps of one direction (gaussian_taps.hpp) in the type and
+// scale a kernel path reads them, by the depth's policy (gaussian_depth.cuh). Every path builds its
+// tap arrays from these functions; they differ only in layout (offsets, zero padding).
+#ifndef CUDAIMAGE_CUDA_GAUSSIAN_TAP_PACKER_CUH
+#define CUDAIMAGE_CUDA_GAUSSIAN_TAP_PACKER_CUH
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+#include "../gaussian_taps.hpp"
+#include "gaussian_depth.cuh"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** How a path uses one direction's taps. */
+enum class TapUse
+{
+    Integer,          //!< as the CPU: fixed-point integers (8U/16U), float (16S/32F), double (64F)
+    FusedVertical,    //!< the fused paths' first pass: as Integer, in the working type
+    FusedHorizontal,  //!< the fused paths' second pass: fixed point also scaled by 2^-2b (gaussian_depth.cuh)
+};
+
+/** Tap m (0 .. 2r) of `t` as a path reads it, as a double (exact for every use: fixed-point taps
+ * are small integers, scaled by a power of two). */
+template <int Depth>
+double tapValue(const Taps1D& t, int m, TapUse use)
+{
+    typedef DepthPolicy<Depth> P;
+    if constexpr (P::kFractionBits > 0)
+        return static_cast<double>(t.fixed[m]) * (use == TapUse::FusedHorizontal ? P::kFusedHorizontalScale : 1.0);
+    else if constexpr (std::is_same<typename P::Work, float>::value)
+        return static_cast<double>(static_cast<float>(t.real[m]));  // 16S, 32F: the CPU filters with float taps
+    else
+        return t.real[m];
+}
+
+/** The 2r+1 taps of `t` centred at out[R] in type T (R >= r); out[R - r - 1] and below, and
+ * out[R + r + 1] and above, are left as they are (the callers' arrays start zeroed). */
+template <int Depth, class T>
+void packCentred(const Taps1D& t, TapUse use, int R, T* out)
+{
+    const int r = static_cast<int>(t.real.size()) / 2;
+    for (int m = 0; m <= 2 * r; m++)
+        out[R - r + m] = static_cast<T>(tapValue<Depth>(t, m, use));
+}
+
+/** 8U vertical taps (fixed point) centred in 2R+1 slots, zero outside; false when one does not fit
+ * a byte (a 1-tap or degenerate kernel has a tap of 256), which rules DP4A out. */
+inline bool centredByteTaps(const std::vector<uint32_t>& fixed, int R, std::vector<uint32_t>& out)
+{
+    const int r = static_cast<int>(fixed.size()) / 2;
+    out.assign(2 * R + 1, 0);
+    bool fits = true;
+    for (int m = 0; m <= 2 * r; m++)
+    {
+        out[R - r + m] = fixed[m];
+        fits = fits && fixed[m] <= 255;
+    }
+    return fits;
+}
+
+/** DP4A tap word q of phase ph: byte b is taps[4q + b - ph] (zero outside the 2R+1 taps). */
+inline uint32_t dp4aTapWord(const std::vector<uint32_t>& taps, int q, int ph)
+{
+    uint32_t w = 0;
+    for (int b = 0; b < 4; b++)
+    {
+        const int k = 4 * q + b - ph;
+        if (k >= 0 && k < static_cast<int>(taps.size()))
+            w |= (taps[k] & 0xffu) << (8 * b);
+    }
+    return w;
+}
+
+}}} // namespace cv::cuda::gaussian
+
+#endif
