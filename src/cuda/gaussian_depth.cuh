@@ -49,7 +49,8 @@ struct FixedPointPolicy
 
     /** Two-pass result: (s + 2^(2b-1)) >> 2b, the CPU's one rounding. */
     __device__ static Src round(ColAcc s) { return static_cast<Src>((s + (ColAcc(1) << (2 * Bits - 1))) >> (2 * Bits)); }
-    __device__ static float toFloat(ColAcc s) { return static_cast<float>(static_cast<double>(s) * kFusedHorizontalScale); }
+    /** Two-pass CV_32F output: the sum before rounding, in the working type (exact for 8U). */
+    __device__ static float toFloat(ColAcc s) { return static_cast<float>(static_cast<Work>(s) * static_cast<Work>(kFusedHorizontalScale)); }
     /** Fused sums start at the rounding half when the output is rounded, so the end is a round-down. */
     __device__ static Work workInit(bool floatOutput) { return floatOutput ? Work(0) : Work(0.5); }
 };
