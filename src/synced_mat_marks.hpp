@@ -1,0 +1,79 @@
+// The ordering marks of one side (host or device) of a SyncedMat: the stream that last wrote it,
+// the streams that read it since, and the events that say how far their work went. Eager and lazy
+// marks, and why the two kinds exist: the comment at the top of synced_mat_storage.cpp.
+#ifndef CUDAIMAGE_SYNCED_MAT_MARKS_HPP
+#define CUDAIMAGE_SYNCED_MAT_MARKS_HPP
+
+#include <optional>
+#include <vector>
+#include <cuda_runtime_api.h>
+#include "opencv2/core/cuda.hpp"
+
+namespace cv { namespace cuda { namespace detail {
+
+// One stream that touched a side, and the event that marks how far.
+struct StreamMark
+{
+    StreamMark(const Stream& s, cudaStream_t h) : stream(s), handle(h) {}
+    Stream stream;          // a reference-counted copy: keeps the caller's stream alive
+    cudaStream_t handle;    // identity of the stream (two Stream objects may wrap one handle)
+    Ptr<Event> event;       // created on first record
+    bool recorded = false;  // the event marks the end of this mark's work: do not record again
+};
+
+// Events no mark holds any more, kept for the next mark instead of creating one per access. They
+// belong to the storage's device, as the marks' events do.
+class EventPool
+{
+public:
+    Ptr<Event> take();
+    void put(StreamMark& m);    // takes m's event, if any
+    bool empty() const { return events_.empty(); }
+    void clear() { events_.clear(); }
+
+private:
+    std::vector<Ptr<Event> > events_;
+};
+
+struct SideMarks
+{
+    std::optional<StreamMark> writer;
+    std::vector<StreamMark> readers;
+
+    bool any() const { return writer.has_value() || !readers.empty(); }
+
+    // Stream s (handle h) writes the side: it replaces every mark. Eager: our own transfer, just
+    // enqueued, recorded now; lazy: a caller's access, recorded when someone first waits for it.
+    void setWriter(Stream& s, cudaStream_t h, bool eager, EventPool& events);
+    // Stream s (handle h) reads the side; a stream already reading keeps its one mark.
+    void addReader(Stream& s, cudaStream_t h, bool eager, EventPool& events);
+};
+
+// Records m's event on its own stream, unless it already marks the end of m's work.
+void record(StreamMark& m, EventPool& events);
+
+// Which marks of a side a waiter must wait for: a reader of the memory waits for its writer only;
+// a writer also for its readers.
+enum class MarkSet { Writer, All };
+
+// Who waits: a stream (the wait is enqueued on it with Stream::waitEvent; the host goes on) or the
+// calling thread (it blocks in Event::waitForCompletion).
+struct Waiter
+{
+    static Waiter host() { return Waiter(); }
+    static Waiter onStream(Stream& s, cudaStream_t h) { Waiter w; w.stream = &s; w.handle = h; return w; }
+
+    Stream* stream = nullptr;       // null: the host
+    cudaStream_t handle = nullptr;
+};
+
+// The one wait: `waiter` waits for the marks of `side` in `which`. A stream does not wait for
+// itself (its own work is already in order). After a host wait the marks it waited for are
+// dropped: their work is finished, nothing else needs to wait for it. After a stream wait they stay:
+// their work may still run, and the host or another stream may have to wait for it later (the
+// access that follows replaces them through setWriter or addReader).
+void waitFor(SideMarks& side, MarkSet which, const Waiter& waiter, EventPool& events);
+
+}}} // namespace cv::cuda::detail
+
+#endif
