@@ -179,7 +179,8 @@ echo "  GPU code (CUDA_ARCH_BIN=$arch_bin, CUDA_ARCH_PTX=${arch_ptx:-none}):"
     || die "the libraries' GPU code is not CUDA_ARCH_BIN=$arch_bin / CUDA_ARCH_PTX=$arch_ptx"
 
 step "5/6 metadata"
-requires_dist=$(printf 'Requires-Dist: %s\n' "numpy>=2" $(printf '%s\n' "${!requires[@]}" | sort))
+mapfile -t nvidia_requires < <(printf '%s\n' "${!requires[@]}" | sort)
+requires_dist=$(printf 'Requires-Dist: %s\n' "numpy>=2" "${nvidia_requires[@]}")
 # The commit of the clone the tree was built from (this one, unless --no-build found another's).
 src_clone=$(dirname "$(realpath -m "$configured")")
 commit=$(git -C "$src_clone" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -229,7 +230,7 @@ EOF
 
 step "6/6 wheel"
 mkdir -p "$dist"
-rm -f "$dist/$(sed 's/-/_/g' <<<"$DIST_NAME")"-*.whl
+rm -f "$dist/${DIST_NAME//-/_}"-*.whl
 license_args=()
 for l in "${licenses[@]}"; do license_args+=(--license-file "$l"); done
 wheel=$("$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/wheel/make_wheel.py" --root "$stage" --name "$DIST_NAME" \

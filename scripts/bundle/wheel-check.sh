@@ -54,7 +54,8 @@ if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -qF 'l
     IFS=: read -ra ld_dirs <<<"${LD_LIBRARY_PATH:-}"
     for d in "${ld_dirs[@]}"; do [[ -n $d && -e $d/libnppc.so.13 ]] && found=ld; done
     if [[ -z $found ]]; then
-        candidates=(${NPP_LIB_DIR:-} /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib)
+        candidates=(/usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib)
+        [[ -n ${NPP_LIB_DIR:-} ]] && candidates=("$NPP_LIB_DIR" "${candidates[@]}")
         mapfile -t -O ${#candidates[@]} candidates < <("$PY" -c 'import site; print("\n".join(p + "/nvidia/cu13/lib" for p in site.getsitepackages()))' 2>/dev/null)
         for d in "${candidates[@]}"; do
             if [[ -e $d/libnppc.so.13 ]]; then found=$d; break; fi
@@ -68,6 +69,7 @@ if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -qF 'l
     fi
 fi
 
+# shellcheck disable=SC2317  # called through part()
 install_wheel() {
     echo "wheel: $wheel"
     awk -v s="$(stat -c %s "$wheel")" 'BEGIN { printf "wheel size: %d bytes (%.1f MB, %.1f MiB)\n", s, s / 1e6, s / 1048576 }'
@@ -85,7 +87,9 @@ install_wheel() {
     du -sh "$venv"/lib/python3*/site-packages/{cv2,opencv_cudaimage.libs} 2>/dev/null | sed 's/^/installed: /'
 }
 # Outside the source tree, without PYTHONPATH: cv2 can only come from the environment.
+# shellcheck disable=SC2317  # called through part()
 py() { (cd "$OUT" && env -u PYTHONPATH -u PYTHONHOME PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" "$@"); }
+# shellcheck disable=SC2317  # called through part()
 checks() {
     local gpu=(); ((REQUIRE_GPU)) && gpu=(--require-gpu)
     py "$REPO/scripts/wheel/check_install.py" --prefix "$venv" ${opencv_version:+--opencv-version "$opencv_version"} "${gpu[@]}"
