@@ -28,6 +28,7 @@
 #   samples/      samples/python, samples/data
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$CUDAIMAGE_REPO/scripts/cv2-package.sh"
 
 build_module=1 build_standalone=0 opencv_tests=0
 for arg in "$@"; do
@@ -51,8 +52,7 @@ if ((build_standalone)); then bash "$CUDAIMAGE_REPO/scripts/build-standalone.sh"
 for f in opencv_test_cudaimage opencv_perf_cudaimage; do
     [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f: run scripts/build-module.sh"
 done
-native_cv2=$(compgen -G "$OPENCV_BUILD/lib/python3/cv2*.so" | head -1) \
-    || die "no cv2 extension in $OPENCV_BUILD/lib/python3: run scripts/build-module.sh"
+cv2_extension >/dev/null
 
 step "1/5 stage $stage"
 rm -rf "$stage"
@@ -102,25 +102,9 @@ else
     echo "C++ samples: not built (pack with --standalone), not bundled: run-all.sh's samples part will say so"
 fi
 
-# cv2: the build tree's loader package (with the submodules OpenCV generated) plus the freshly
-# built extension; the build tree's config*.py hold absolute paths, ours are relative to the
-# package (the loader runs them with LOADER_DIR = this package's folder).
-cp -r "$OPENCV_BUILD/python_loader/cv2" "$stage/lib/python/cv2"
-find "$stage/lib/python/cv2" \( -name __pycache__ -o -name 'config*.py' \) -prune -exec rm -rf {} +
-mkdir -p "$stage/lib/python/cv2/python-3"
-cp "$native_cv2" "$stage/lib/python/cv2/python-3/"
-cat > "$stage/lib/python/cv2/config.py" <<'EOF'
-import os
-
-# Bundle layout: lib/python/cv2/ -> the native libraries are in lib/ (run-all.sh also puts lib/ on
-# LD_LIBRARY_PATH, which is what the dynamic linker reads on Linux).
-BINARIES_PATHS = [os.path.join(LOADER_DIR, '..', '..')] + BINARIES_PATHS
-EOF
-cat > "$stage/lib/python/cv2/config-3.py" <<'EOF'
-PYTHON_EXTENSIONS_PATHS = [
-    os.path.join(LOADER_DIR, 'python-3')
-] + PYTHON_EXTENSIONS_PATHS
-EOF
+# cv2: the build tree's loader package with the freshly built extension and configs relative to
+# the package (scripts/cv2-package.sh).
+stage_cv2_package "$stage/lib/python/cv2" ../.. "run-all.sh also puts lib/ on LD_LIBRARY_PATH."
 
 if compgen -G "$CUDAIMAGE_REPO/misc/python/test/*" >/dev/null; then
     cp -r "$CUDAIMAGE_REPO/misc/python/test/." "$stage/python-tests/"
