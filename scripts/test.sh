@@ -42,6 +42,11 @@ for line in "${lines[@]}"; do
     step "OpenCV $line: tests 3/3: Python (cv2 from the module build, $("$VENV/bin/python" --version))"
     timed "$line python" env CUDAIMAGE_OPENCV_LINE="$line" PYTHONPATH="$OPENCV_BUILD/python_loader${PYTHONPATH:+:$PYTHONPATH}" \
         "$VENV/bin/python" -m unittest discover -s "$CUDAIMAGE_REPO/misc/python/test" -p 'test_*.py' -v
+
+    if [[ $line == 5.1 ]]; then
+        step "OpenCV $line: the pip wheel (scripts/build-wheel.sh), installed in a fresh venv, Python tests from it"
+        timed "$line wheel" env OPENCV_LINE="$line" bash "$CUDAIMAGE_REPO/scripts/test-wheel.sh" --no-build
+    fi
     start=$(date +%s)
 done
 
