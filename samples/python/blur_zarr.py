@@ -23,7 +23,7 @@ image's width) for fewer reads (1 + 1/N per chunk).
 hash noise computed from each pixel's coordinates: deterministic, the same for any --chunks,
 generated chunk by chunk; nothing is downloaded).
 
-Without --scheduler the blur runs in this process (Dask's threads, one progress bar for all the
+Without --scheduler the blur runs in this process (Dask's threads, --threads N of them, one progress bar for all the
 bands); with --scheduler tcp://HOST:8786 it runs on that dask.distributed cluster (`dask scheduler`,
 one `dask worker` per GPU; IN/OUT must be paths every worker can reach), with enough bands in flight
 for two chunks per worker thread (at least two: the next band's tasks fill the threads the band
@@ -330,9 +330,10 @@ def _drive(jobs, submit):
             job = None
 
 
-def run_bands_locally(jobs, bar):
-    """Each band, one after the other, on Dask's threads; the bar follows its tasks. Returns the
-    most bytes of task results (chunks, halo strips, carried rows) Dask held at once."""
+def run_bands_locally(jobs, bar, threads):
+    """Each band, one after the other, on `threads` of Dask's threads (None: one per CPU); the bar
+    follows its tasks. Returns the most bytes of task results (chunks, halo strips, carried rows)
+    Dask held at once: about one chunk per thread plus the halo strips and the carried rows."""
     import dask
     from dask.callbacks import Callback
 
@@ -365,7 +366,7 @@ def run_bands_locally(jobs, bar):
         watch = Watch(peak[0])
         bar.band_rows, bar.band_share = rows, watch.share
         with watch:
-            _, tail = dask.persist(store, tail, scheduler="threads")
+            _, tail = dask.persist(store, tail, scheduler="threads", num_workers=threads)
         peak[0] = watch.peak
         bar.band_rows, bar.band_share = 0, lambda: 0.0
         bar.band_done(rows)
@@ -459,6 +460,9 @@ def main(argv=None):
     ap.add_argument("--band-rows", type=int, default=1, metavar="N",
                     help="rows of chunks per band, more where that is fewer rows than the kernel radius "
                          "(default: %(default)s: the least memory)")
+    ap.add_argument("--threads", type=int, metavar="N",
+                    help="without --scheduler: Dask threads in this process (default: one per CPU); the "
+                         "memory held grows with them, about one chunk each")
     ap.add_argument("--overwrite", action="store_true", help="replace existing Zarr arrays")
     g = ap.add_argument_group("test image")
     g.add_argument("--make-test-image", type=size_arg, metavar="HxW", help="write a synthetic image to IN.zarr first")
@@ -472,6 +476,8 @@ def main(argv=None):
         ap.error("nothing to do: give OUT.zarr (and --sigma), or --make-test-image")
     if args.band_rows < 1:
         ap.error("--band-rows must be at least 1, got %d" % args.band_rows)
+    if args.threads is not None and args.threads < 1:
+        ap.error("--threads must be at least 1, got %d" % args.threads)
     for path in (args.output, args.input if args.make_test_image else None):
         if path and os.path.exists(path) and not args.overwrite:
             ap.error("%s exists (--overwrite to replace it)" % path)
@@ -550,7 +556,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     with BarOverBands(h, len(bands)) as bar:
         if client is None:
-            held = run_bands_locally(jobs, bar)
+            held = run_bands_locally(jobs, bar, args.threads)
         else:
             run_bands_on_cluster(client, jobs, bar, in_flight)
     seconds = time.perf_counter() - t0

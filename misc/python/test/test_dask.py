@@ -264,6 +264,15 @@ class ArgumentTest(unittest.TestCase):
         with self.assertRaisesRegex(AssertionError, "a task ran"):
             y.compute(scheduler="synchronous")
 
+    def test_opencv_type_of_each_dtype_and_channel_count(self):
+        """The type the GPU path gives SyncedMat and createGaussianBlur (CV_CN_SHIFT is 5 in OpenCV 5:
+        a type computed as depth + ((cn - 1) << 3) is another depth there)."""
+        makers = {np.uint8: cv2.CV_8UC, np.uint16: cv2.CV_16UC, np.int16: cv2.CV_16SC,
+                  np.float32: cv2.CV_32FC, np.float64: cv2.CV_64FC}
+        for dtype, make in makers.items():
+            for cn in (1, 2, 3, 4):
+                self.assertEqual(make(cn), cdask._cv_type(dtype, cn), (dtype, cn))
+
     def test_kernel_size_follows_opencv(self):
         self.assertEqual((13, 13), cdask.kernel_size(np.uint8, (0, 0), 2.0))      # round(2*3*2+1)|1
         self.assertEqual((17, 17), cdask.kernel_size(np.uint16, (0, 0), 2.0))     # round(2*4*2+1)|1
@@ -625,7 +634,9 @@ class BlurZarrSampleTest(unittest.TestCase):
             for side in (256, 1024):
                 src, dst = os.path.join(tmp, "in%d.zarr" % side), os.path.join(tmp, "out%d.zarr" % side)
                 blur_zarr_script(self, "--make-test-image", "%dx%d" % (side, side), "--chunks", "64", src)
-                out = blur_zarr_script(self, src, dst, "--sigma", "2", "--device", "cpu")     # radius 6
+                # Two threads, as on a 2-core machine: the memory held grows with the threads
+                # (about a chunk each), not with the image.
+                out = blur_zarr_script(self, src, dst, "--sigma", "2", "--device", "cpu", "--threads", "2")  # radius 6
                 m = re.search(r"most data held by Dask at once: [0-9.]+ MiB \(([0-9.]+) chunks\)", out)
                 self.assertIsNotNone(m, out)
                 held[side] = float(m.group(1))

@@ -63,6 +63,12 @@ _CV_DEPTH = collections.OrderedDict([
     (np.dtype(np.float32), cv2.CV_32F), (np.dtype(np.float64), cv2.CV_64F)])
 SUPPORTED_DTYPES = tuple(_CV_DEPTH)
 
+
+def _cv_type(dtype, channels):
+    """OpenCV's type code of an image of `dtype` with `channels` channels (CV_CN_SHIFT is 3 in
+    OpenCV 4 and 5 in OpenCV 5: never compute it by hand)."""
+    return cv2.CV_MAKETYPE(_CV_DEPTH[np.dtype(dtype)], channels)
+
 _BORDER_NAMES = collections.OrderedDict([
     (cv2.BORDER_REPLICATE, "BORDER_REPLICATE"), (cv2.BORDER_REFLECT_101, "BORDER_REFLECT_101"),
     (cv2.BORDER_REFLECT, "BORDER_REFLECT"), (cv2.BORDER_WRAP, "BORDER_WRAP"),
@@ -544,7 +550,7 @@ def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE,
     x = arr.rechunk(grown) if grown != arr.chunks else arr
     depth = tuple(r if len(c) > 1 else 0 for r, c in zip(radius, x.chunks[:2]))
     wrap_pad = tuple(r if (len(c) == 1 and n > 1) else 0 for r, c, n in zip(radius, x.chunks[:2], x.shape[:2]))
-    plan = _Plan(cv_type=_CV_DEPTH[arr.dtype] + ((channels - 1) << 3), ksize=ksize, sigma_x=sigma_x,
+    plan = _Plan(cv_type=_cv_type(arr.dtype, channels), ksize=ksize, sigma_x=sigma_x,
                  sigma_y=sigma_y, border=border, device=device, wrap_pad=wrap_pad)
     y = _halo_blur_graph(x, depth, border == cv2.BORDER_WRAP, plan, meta)
     return y.rechunk(arr.chunks) if y.chunks != arr.chunks else y
