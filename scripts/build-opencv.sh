@@ -87,11 +87,12 @@ if [[ ! -f $OPENCV_ROOT/src/.unpacked ]]; then
     touch "$OPENCV_ROOT/src/.unpacked"
 fi
 
-# OpenCV's own tests of the NPP-backed modules are built for the default line only (they are
-# run once on the GPU machine); the other line builds the tests of our module alone.
-opencv_tests=(opencv_test_cudaarithm opencv_test_cudafilters)
+# OpenCV's own tests of the NPP-backed modules are configured for the default line only and built
+# only on request (scripts/pack-gpu-bundle.sh --opencv-tests: they are run on the GPU machine, not
+# here, and take a good part of a fresh build); the other line has the tests of our module alone.
+opencv_tests=()
 test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST="cudaimage;cudaarithm;cudafilters")
-if [[ $OPENCV_LINE != 5.1 ]]; then opencv_tests=(); test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST=cudaimage); fi
+if [[ $OPENCV_LINE != 5.1 ]]; then test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST=cudaimage); fi
 
 step "5/6 configure (CUDA_ARCH_BIN=$CUDA_ARCH_BIN)"
 cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake" \

@@ -62,8 +62,11 @@ cp "$CUDAIMAGE_REPO/scripts/bundle/cv2_check.py" "$stage/checks/"
 chmod +x "$stage/run-all.sh"
 cp "$OPENCV_BUILD/bin/opencv_test_cudaimage" "$OPENCV_BUILD/bin/opencv_perf_cudaimage" "$stage/bin/"
 if ((opencv_tests)); then
+    [[ $OPENCV_LINE == 5.1 ]] || die "--opencv-tests: OpenCV's tests are configured for OPENCV_LINE=5.1 only"
+    # Built here, on request only (not by build-opencv.sh): cached once built.
+    flock "$BUILD_LOCK" cmake --build "$OPENCV_BUILD" --target opencv_test_cudaarithm opencv_test_cudafilters
     for f in opencv_test_cudaarithm opencv_test_cudafilters; do
-        [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f (built for OPENCV_LINE=5.1 by scripts/build-opencv.sh)"
+        [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f"
         cp "$OPENCV_BUILD/bin/$f" "$stage/bin/"
     done
 fi
