@@ -114,7 +114,8 @@ log="$OPENCV_ROOT/build.log"
 # flock: never two builds in one tree (scripts/build-module.sh and build-standalone.sh take it too).
 # Named targets, then install: cudev's test target (slow, not ours to run) is in `all` whatever
 # OPENCV_BUILD_TEST_MODULES_LIST says, so the `install` target would build it.
-targets=(opencv_modules opencv_python3 gen-pkgconfig "${opencv_tests[@]}")   # gen-pkgconfig: the .pc file install wants
+# gen-pkgconfig: the .pc file install wants; opencv_cudaimage_blur: our tool, which the module installs.
+targets=(opencv_modules opencv_python3 gen-pkgconfig opencv_cudaimage_blur "${opencv_tests[@]}")
 if ! { flock "$BUILD_LOCK" cmake --build "$OPENCV_BUILD" --target "${targets[@]}" && cmake --install "$OPENCV_BUILD"; } 2>&1 | tee "$log" \
         | awk '/^\[[0-9]+\/[0-9]+ / { if (++n % 25 == 0) print; fflush(); next } /FAILED|error:/ { print; fflush() }'; then
     die "build failed (log: $log); rerun: cmake --build $OPENCV_BUILD"
