@@ -9,7 +9,7 @@
 #
 # Needs OpenCV's headers (the cached build's install: scripts/build-opencv.sh). Output:
 # build-archs/<file>.log (ptxas -v) and build-archs/summary.txt. Fails if a file does not compile
-# for an architecture or a kernel spills.
+# for an architecture; lists the kernels that spill.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 archs=${CUDAIMAGE_ARCHS:-75;80;86;89;90}

@@ -6,7 +6,7 @@ limit, which is what src/gaussian_plan.hpp's choosePath() checks at run time.
 
     ptxas_summary.py BUILD_DIR "75;80;86;89;90"
 
-Exit status 1 if any kernel spills (a spill in a kernel is a performance defect we want to see)."""
+Kernels that spill are listed by name (a spill is a performance defect to look at, not an error)."""
 import collections
 import pathlib
 import re
@@ -25,13 +25,16 @@ SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) by
 
 
 def family(mangled):
-    try:
-        name = subprocess.run(["cu++filt", mangled], capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return mangled
-    name = re.sub(r"^void\s+", "", name)
+    name = mangled
+    for tool in ("cu++filt", "c++filt"):    # the toolkit's, else binutils' (same Itanium mangling)
+        try:
+            name = subprocess.run([tool, mangled], capture_output=True, text=True, check=True).stdout.strip()
+            break
+        except (OSError, subprocess.CalledProcessError):
+            continue
+    name = re.sub(r"^void\s+", "", name).replace("(anonymous namespace)::", "")
     name = re.sub(r"\(.*$", "", name)          # parameters
-    name = re.sub(r"<.*>$", "", name)          # template arguments
+    name = re.sub(r"<.*$", "", name)           # template arguments
     return name.split("::")[-1]
 
 
@@ -39,6 +42,7 @@ def main():
     build, archs = pathlib.Path(sys.argv[1]), sys.argv[2].split(";")
     stats = collections.defaultdict(lambda: {"n": 0, "reg": 0, "spill": 0, "stack": 0, "smem": 0})
     names = {}
+    spilling = []
     for log in sorted(build.glob("*.log")):
         current = None
         for line in log.read_text(errors="replace").splitlines():
@@ -49,6 +53,7 @@ def main():
                     names[mangled] = family(mangled)
                 current = stats[(log.stem, names[mangled], arch)]
                 current["n"] += 1
+                instance = (mangled, arch)
                 continue
             if current is None:
                 continue
@@ -56,6 +61,8 @@ def main():
             if m:
                 current["stack"] = max(current["stack"], int(m.group(1)))
                 current["spill"] = max(current["spill"], int(m.group(2)) + int(m.group(3)))
+                if int(m.group(2)) + int(m.group(3)):
+                    spilling.append((instance[1], int(m.group(2)), int(m.group(3)), instance[0]))
             m = re.search(r"Used (\d+) registers", line)
             if m:
                 current["reg"] = max(current["reg"], int(m.group(1)))
@@ -69,7 +76,6 @@ def main():
     print("registers / spill bytes / static smem bytes (max over instances), instances")
     print(header)
     keys = sorted({(f, k) for (f, k, _) in stats})
-    spills = 0
     for f, k in keys:
         cells = []
         for a in archs:
@@ -77,7 +83,6 @@ def main():
             if s is None:
                 cells.append(f"{'-':>24}")
                 continue
-            spills += s["spill"]
             cells.append(f"{s['reg']:>4} r {s['spill']:>4} sp {s['smem']:>5} sm x{s['n']:<3}".rjust(24))
         print(f"{f:<22} {k:<16} " + " ".join(cells))
     print()
@@ -90,10 +95,17 @@ def main():
         print(f"  {kernel:<32} {need:>6} B  " + ", ".join(verdict))
     print("(choosePath() reads cudaDevAttrMaxSharedMemoryPerBlockOptin at run time; a kernel that does not fit")
     print(" on a device is never launched there: its radii take the two-pass path.)")
-    if spills:
-        print(f"SPILLS: {spills} bytes in total")
-        return 1
-    print("no spills")
+    if spilling:
+        print("kernels that spill (arch, store bytes, load bytes, kernel):")
+        for arch, st, ld, mangled in sorted(set(spilling)):
+            full = mangled
+            try:
+                full = subprocess.run(["c++filt", mangled], capture_output=True, text=True, check=True).stdout.strip()
+            except (OSError, subprocess.CalledProcessError):
+                pass
+            print(f"  sm_{arch}: {st} B stored, {ld} B loaded: {full.replace('(anonymous namespace)::', '')}")
+    else:
+        print("no kernel spills")
     return 0
 
 
