@@ -17,6 +17,9 @@
 #                temporary folder ($WHEEL_VENV to choose it), not to $OUT
 #   PYTHON       the interpreter to base the environment on (default python3)
 #   REQUIRE_GPU  1: no CUDA device is a failure (default: 1 if `nvidia-smi -L` lists a GPU)
+#   EXTRA_WHEELS a folder of wheels to install into the environment too (no index, no dependencies):
+#                the test packages the machine lacks (Dask, Zarr: scripts/python-requirements.txt),
+#                so that the Dask tests run on the GPU with the wheel's cv2 instead of skipping
 #   NPP_LIB_DIR  a folder with libnppc.so.13 etc., if the dynamic linker does not find NPP 13 by
 #                itself (ld.so.cache, LD_LIBRARY_PATH); otherwise the CUDA toolkit's lib64 and an
 #                nvidia-npp wheel among the machine's Python packages are tried
@@ -83,6 +86,9 @@ install_wheel() {
     "$PY" -m venv --system-site-packages "$venv" 2>/dev/null \
         || { rm -rf "$venv"; "$PY" -m venv --system-site-packages --without-pip "$venv"; } || return 1
     "$venv/bin/python" -m pip install --no-deps --no-index --disable-pip-version-check "$wheel" || return 1
+    if [[ -n ${EXTRA_WHEELS:-} ]]; then   # the test packages the machine lacks (Dask, Zarr), as wheels
+        "$venv/bin/python" -m pip install --no-deps --no-index --disable-pip-version-check "$EXTRA_WHEELS"/*.whl || return 1
+    fi
     "$venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null | grep -iE '^(opencv|numpy|cupy|torch|nvidia-npp|dask|distributed|zarr) '
     du -sh "$venv"/lib/python3*/site-packages/{cv2,opencv_cudaimage.libs} 2>/dev/null | sed 's/^/installed: /'
 }
