@@ -85,6 +85,15 @@ install_wheel() {
     # and uses the machine's (it installs into the environment all the same).
     "$PY" -m venv --system-site-packages "$venv" 2>/dev/null \
         || { rm -rf "$venv"; "$PY" -m venv --system-site-packages --without-pip "$venv"; } || return 1
+    # --system-site-packages gives the base interpreter's packages; where python3 is itself a virtual
+    # environment (the GPU machine's: NumPy, CuPy and PyTorch live there), a .pth adds its packages
+    # after the new environment's own, so the wheel's cv2 still comes first.
+    local parent
+    parent=$("$PY" -c 'import site, sys; print("\n".join(site.getsitepackages()) if sys.prefix != sys.base_prefix else "")')
+    if [[ -n $parent ]]; then
+        printf '%s\n' "$parent" > "$(echo "$venv"/lib/python3*/site-packages)/_parent_environment.pth"
+        echo "packages of the parent environment: $(echo "$parent" | tr '\n' ' ')"
+    fi
     "$venv/bin/python" -m pip install --no-deps --no-index --disable-pip-version-check "$wheel" || return 1
     if [[ -n ${EXTRA_WHEELS:-} ]]; then   # the test packages the machine lacks (Dask, Zarr), as wheels
         "$venv/bin/python" -m pip install --no-deps --no-index --disable-pip-version-check "$EXTRA_WHEELS"/*.whl || return 1
