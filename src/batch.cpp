@@ -16,6 +16,7 @@
 //   that finishes sooner takes more.
 #include "precomp.hpp"
 #include "device_check.hpp"
+#include "host_copy.hpp"
 
 #include <atomic>
 #include <map>
@@ -371,7 +372,7 @@ private:
         if (!detail::isPageLocked(image.data))
         {
             in = stagingView(slot.hostIn, image.size(), image.type());
-            image.copyTo(in);
+            detail::copyBands(image, in);   // over the host's cores: one thread caps a batch (host_copy.hpp)
         }
         GpuMat d = deviceView(slot.devIn, image.size(), image.type());
         d.upload(in, slot.stream);
@@ -390,7 +391,11 @@ private:
             return;
         slot.stream.waitForCompletion();
         if (!slot.stagedOut.empty())
-            slot.stagedOut.copyTo(results[slot.index]);
+        {
+            Mat& result = results[slot.index];
+            result.create(slot.stagedOut.size(), slot.stagedOut.type());   // in place if it fits
+            detail::copyBands(slot.stagedOut, result);
+        }
         slot.index = -1;
     }
 

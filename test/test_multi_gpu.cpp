@@ -294,6 +294,36 @@ TEST(CudaImage_MultiGpu, batch_results_may_be_the_images)
     EXPECT_EQ(firstData, images[0].data);   // written in place (same size and type)
 }
 
+// Pageable 4K frames are staged in bands over the host's threads (src/host_copy.hpp): ROI inputs and
+// ROI results (written in place, nothing around them touched), on 1 and 4 threads.
+TEST(CudaImage_MultiGpu, batch_pageable_4k_roi_images_and_results_in_bands)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int threads = cv::getNumThreads();
+    cv::RNG rng(12);
+    const Size frame(3840, 2160);
+    Mat bigIn = cudaimage_test::randomMat(Size(frame.width + 9, frame.height * 2 + 5), CV_8UC3, rng);
+    const std::vector<Mat> images = { bigIn(cv::Rect(4, 1, frame.width, frame.height)),
+                                      bigIn(cv::Rect(9, frame.height + 5, frame.width, frame.height)) };
+    for (int n : { 1, 4 })
+    {
+        cv::setNumThreads(n);
+        Mat bigOut(frame.height + 2, frame.width * 2 + 3, CV_8UC3, cv::Scalar::all(3));
+        std::vector<Mat> results = { bigOut(cv::Rect(1, 1, frame.width, frame.height)),
+                                     bigOut(cv::Rect(frame.width + 3, 0, frame.width, frame.height)) };
+        const uchar* firstData = results[0].data;
+        cv::cuda::processBatch(images, gaussianFactory(CV_8UC3, 2.0), results, {cv::cuda::getDevice()});
+        for (size_t i = 0; i < images.size(); ++i)
+            EXPECT_MAT_EQ(cpuBlur(images[i], 2.0), results[i]) << "image " << i << ", " << n << " threads";
+        EXPECT_EQ(firstData, results[0].data);
+        Mat untouched = bigOut.clone();
+        untouched(cv::Rect(1, 1, frame.width, frame.height)).setTo(cv::Scalar::all(3));
+        untouched(cv::Rect(frame.width + 3, 0, frame.width, frame.height)).setTo(cv::Scalar::all(3));
+        EXPECT_EQ(0, cv::norm(untouched, Mat(bigOut.size(), CV_8UC3, cv::Scalar::all(3)), cv::NORM_INF));
+    }
+    cv::setNumThreads(threads);
+}
+
 TEST(CudaImage_MultiGpu, batch_page_locked_images_and_results_without_staging)
 {
     CUDAIMAGE_REQUIRE_GPU();

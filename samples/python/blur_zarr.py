@@ -118,43 +118,6 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0      # Linux: KiB
 
 
-class DeviceMemoryWatch(object):
-    """Peak device memory in use on this process's current GPU (total - free, cudaMemGetInfo through
-    cv2.cuda.DeviceInfo), sampled every 20 ms by a thread: with one worker per GPU, the worker's
-    own use plus its CUDA context. None without a GPU."""
-    current = None
-
-    def __init__(self):
-        import threading
-        self.info = cv2.cuda.DeviceInfo() if cv2.cuda.getCudaEnabledDeviceCount() > 0 else None
-        self.baseline = self.peak = self.used()
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def used(self):
-        return None if self.info is None else (self.info.totalMemory() - self.info.freeMemory()) / 2.0**20
-
-    def run(self):
-        while not self.stop.wait(0.02):
-            u = self.used()
-            if u is not None:
-                self.peak = max(self.peak, u)
-
-    def finish(self):
-        self.stop.set()
-        self.thread.join()
-        return self.baseline, self.peak
-
-
-def start_device_watch():
-    DeviceMemoryWatch.current = DeviceMemoryWatch()
-
-
-def stop_device_watch():
-    return DeviceMemoryWatch.current.finish() if DeviceMemoryWatch.current else (None, None)
-
-
 def device_mib_text(baseline, peak):
     if peak is None:
         return "no GPU"
@@ -550,9 +513,9 @@ def main(argv=None):
 
     rss_before = peak_rss_mib()                             # imports and the first band's graph
     if client is None:
-        start_device_watch()
+        cdask.start_device_memory_watch()
     else:
-        client.run(start_device_watch)
+        client.run(cdask.start_device_memory_watch)
     t0 = time.perf_counter()
     with BarOverBands(h, len(bands)) as bar:
         if client is None:
@@ -569,10 +532,10 @@ def main(argv=None):
               "(image %.0f MiB, one chunk %.1f MiB); most data held by Dask at once: %.1f MiB (%.1f chunks)"
               % (peak, peak - rss_before, x.nbytes / 2.0**20, chunk_bytes / 2.0**20, held / 2.0**20,
                  held / float(chunk_bytes)))
-        print("device memory: %s" % device_mib_text(*stop_device_watch()))
+        print("device memory: %s" % device_mib_text(*cdask.stop_device_memory_watch()))
     else:
         peaks = client.run(peak_rss_mib)
-        devices = client.run(stop_device_watch)
+        devices = client.run(cdask.stop_device_memory_watch)
         stats = client.run(cdask.worker_stats)
         for address in sorted(peaks):
             s = stats[address]

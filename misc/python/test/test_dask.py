@@ -25,6 +25,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -514,6 +515,18 @@ class ClusterCommandLineTest(unittest.TestCase):
     def test_blur_zarr_sample_on_the_cluster(self):
         out = run_blur_zarr(self, self.tmp.name, "--scheduler", self.address)     # 4 bands, rows carried on workers
         self.assertIn("bands: 4 of up to 64 rows", out)
+        # One line per worker; one that blurred on its GPU reports that GPU's peak memory (the watch
+        # is started and stopped by two client.run calls: it must outlive the first).
+        lines = [l for l in out.splitlines() if l.startswith("worker ")]
+        self.assertEqual(2, len(lines), out)
+        for line in lines:
+            m = re.search(r"device memory: (.*); blocks: (\d+) CPU, (\d+) GPU \(NumPy\), (\d+) GPU \(CuPy\)", line)
+            self.assertIsNotNone(m, line)
+            gpu_blocks = int(m.group(3)) + int(m.group(4))
+            if gpu_blocks > 0:
+                self.assertRegex(m.group(1), r"^peak \d+ MiB in use on its GPU", line)
+            else:
+                self.assertEqual("no GPU", m.group(1), line)
 
 
 def run_blur_zarr(test, folder, *extra):

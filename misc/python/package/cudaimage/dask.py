@@ -264,6 +264,53 @@ def reset_worker_stats():
         _STATS.clear()
 
 
+class _DeviceMemoryWatch(object):
+    """Peak device memory in use on this process's current GPU (total - free, cudaMemGetInfo through
+    cv2.cuda.DeviceInfo), sampled every 20 ms by a thread: with one worker per GPU, the worker's own
+    use plus its CUDA context."""
+
+    def __init__(self):
+        self.info = cv2.cuda.DeviceInfo() if _local_gpu_count() > 0 else None
+        self.baseline = self.peak = self.used()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def used(self):
+        return None if self.info is None else (self.info.totalMemory() - self.info.freeMemory()) / 2.0**20
+
+    def run(self):
+        while not self.stop.wait(0.02):
+            u = self.used()
+            if u is not None:
+                self.peak = max(self.peak, u)
+
+    def finish(self):
+        self.stop.set()
+        self.thread.join()
+        return self.baseline, self.peak
+
+
+_DEVICE_WATCH = [None]
+
+
+def start_device_memory_watch():
+    """Starts sampling this process's device memory in use (run it on workers with
+    ``client.run(start_device_memory_watch)``). The watch lives in this module, so that a later
+    ``client.run(stop_device_memory_watch)`` finds it (a function defined in a script is pickled by
+    value, with a fresh copy of any state it keeps, on every call)."""
+    if _DEVICE_WATCH[0] is not None:
+        _DEVICE_WATCH[0].finish()
+    _DEVICE_WATCH[0] = _DeviceMemoryWatch()
+
+
+def stop_device_memory_watch():
+    """Stops the watch; returns (MiB in use when it started, peak MiB in use), or (None, None) without
+    a GPU or a watch."""
+    watch, _DEVICE_WATCH[0] = _DEVICE_WATCH[0], None
+    return watch.finish() if watch is not None else (None, None)
+
+
 _FILTERS_LOCK = threading.Lock()
 _FILTERS = {}
 
