@@ -34,7 +34,9 @@ buffers. Images are handed out one at a time to whichever worker asks first (a f
 more), so the work balances by itself. While one slot's image is uploaded, filtered and downloaded
 on its stream, the worker copies the other slot's finished result out of page-locked memory and
 the next image in: host copies, transfers in both directions and kernels of successive images
-overlap.
+overlap. Those host copies of ordinary (pageable) images are split into row bands of at least 1 MiB
+over OpenCV's threads (cv::setNumThreads() sets how many; with several GPUs the workers share them,
+and a worker that finds them busy copies alone).
 
 A processor keeps its filters, streams and buffers between calls: reuse it for repeated batches of
 the same size (after the first batch, a batch of same-sized images allocates nothing). process() is
