@@ -94,11 +94,20 @@ opencv_tests=()
 test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST="cudaimage;cudaarithm;cudafilters")
 if [[ $OPENCV_LINE != 5.1 ]]; then test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST=cudaimage); fi
 
-step "5/6 configure (CUDA_ARCH_BIN=$CUDA_ARCH_BIN)"
+# Device code (scripts/common.sh): machine code for CUDA_ARCH_BIN, or for a machine without a GPU
+# PTX for the same architectures without device optimisation (CUDA_NVCC_FLAGS_RELEASE adds to the
+# flags of scripts/opencv-configure.cmake; -Xcicc -O0 is the device optimiser's level).
+if [[ $CUDAIMAGE_DEVICE_CODE == sass ]]; then
+    device_code=(-DCUDA_ARCH_BIN="$CUDA_ARCH_BIN")
+else
+    device_code=(-DCUDA_ARCH_BIN= -DCUDA_ARCH_PTX="$CUDA_ARCH_BIN" "-DCUDA_NVCC_FLAGS_RELEASE=-Xcicc;-O0")
+fi
+
+step "5/6 configure (device code: $CUDAIMAGE_DEVICE_CODE, CUDA_ARCH_BIN=$CUDA_ARCH_BIN)"
 cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake" \
     -DCMAKE_INSTALL_PREFIX="$OPENCV_INSTALL" -DCMAKE_INSTALL_RPATH_USE_LINK_PATH=ON \
     -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_NPP_ROOT" -DCMAKE_CUDA_COMPILER="$CUDA_NPP_ROOT/bin/nvcc" \
-    -DCUDA_ARCH_BIN="$CUDA_ARCH_BIN" "${test_list[@]}" \
+    "${device_code[@]}" "${test_list[@]}" \
     -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_EXTRA_WITH_CUDAIMAGE" \
     -DPYTHON3_EXECUTABLE="$VENV/bin/python" \
     -DPYTHON3_NUMPY_INCLUDE_DIRS="$("$VENV/bin/python" -c 'import numpy; print(numpy.get_include())')" \

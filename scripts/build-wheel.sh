@@ -82,8 +82,17 @@ arch_bin=$(cmake_var CUDA_ARCH_BIN) arch_ptx=$(cmake_var CUDA_ARCH_PTX)
 # local label, as PyTorch's 2.5.0+cu124: `pip install opencv-cudaimage==0.1.0` matches it.
 our_version=$(sed -n 's/^project(cudaimage VERSION \([0-9.]*\).*/\1/p' "$CUDAIMAGE_REPO/CMakeLists.txt")
 [[ -n $our_version ]] || die "no project(cudaimage VERSION ...) in CMakeLists.txt"
-sm_label=$(tr ';,' '\n\n' <<<"$arch_bin" | sed -n 's/^ *\([0-9]\)\.\([0-9]\) *$/sm\1\2/p' | paste -sd.)
-[[ -n $sm_label ]] || die "cannot read the architectures of CUDA_ARCH_BIN=$arch_bin"
+# The compile-check tree (CUDAIMAGE_DEVICE_CODE=check, machines without a GPU) has PTX without
+# device optimisation: its wheel is for the tests here only, and says so in its version
+# (+opencv5.1.0.check90) and description.
+if [[ $CUDAIMAGE_DEVICE_CODE == check ]]; then
+    sm_label=$(tr ';,' '\n\n' <<<"$arch_ptx" | sed -n 's/^ *\([0-9]\)\.\([0-9]\) *$/check\1\2/p' | paste -sd.)
+    gpu_code="PTX for compute ${arch_ptx//;/, } without device optimisation: a compile-check build from a machine without a GPU, for its tests only; a GPU would compile it at load time and run it slowly. Build the release wheel on a machine with CUDAIMAGE_DEVICE_CODE=sass (the default)."
+else
+    sm_label=$(tr ';,' '\n\n' <<<"$arch_bin" | sed -n 's/^ *\([0-9]\)\.\([0-9]\) *$/sm\1\2/p' | paste -sd.)
+    gpu_code="${sm_label//./, } only (CUDA_ARCH_BIN=$arch_bin when built), no PTX."
+fi
+[[ -n $sm_label ]] || die "cannot read the architectures of CUDA_ARCH_BIN=$arch_bin / CUDA_ARCH_PTX=$arch_ptx"
 version="$our_version+opencv$OPENCV_UPSTREAM_VERSION.$sm_label"
 
 step "2/6 stage $stage"
@@ -219,7 +228,7 @@ modules cudaarithm and cudafilters, and cudaimage: \`cv2.cuda.createGaussianBlur
 \`__cuda_array_interface__\` and DLPack), \`cv2.cuda.processBatchGaussian\`, and
 \`cv2.cudaimage.dask\` (Dask arrays; needs \`dask\` and \`distributed\`).
 
-GPU code: ${sm_label//./, } only (CUDA_ARCH_BIN=$arch_bin when built), no PTX. NPP comes from
+GPU code: $gpu_code NPP comes from
 NVIDIA's \`nvidia-npp\` wheel (a dependency) or, installed with \`--no-deps\`, from the machine's
 CUDA 13 (the dynamic linker's usual search: ld.so.cache, LD_LIBRARY_PATH). The CUDA runtime is
 linked statically; the NVIDIA driver (CUDA 13) is the machine's. Without a driver \`import cv2\`

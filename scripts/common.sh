@@ -26,12 +26,28 @@ NPP_WHEEL_SHA256=70a53f1eb78a4c4c6a9ad08b50d28fbd1c190e03a4b45a0e0ffbdd794cc919a
 # FindCUDA finds NPP without anything being written into the system toolkit.
 CUDA_NPP_ROOT="$CUDAIMAGE_CACHE/cuda-npp-$NPP_WHEEL_VERSION"
 
+# Device code of the OpenCV tree (OpenCV's CUDA modules and ours):
+#   sass   (default) optimised machine code for CUDA_ARCH_BIN: what a GPU runs.
+#   check  PTX for the same architectures, without device optimisation (cicc -O0) and without
+#          ptxas: every CUDA source still goes through nvcc's front end, cicc and the host
+#          compiler, so whatever fails to compile fails, in about a third of the time (cicc's
+#          optimiser and ptxas are 85 % of OpenCV's CUDA compile time). For machines without a GPU,
+#          where device code is built to be checked, never run; a GPU would JIT it and run it
+#          slowly. scripts/test.sh picks it on such a machine (see there); its tree has its own key.
+#          The standalone build always compiles our kernels as sass, so ptxas checks them there.
+CUDAIMAGE_DEVICE_CODE=${CUDAIMAGE_DEVICE_CODE:-sass}
+case $CUDAIMAGE_DEVICE_CODE in
+    sass)  device_label=sm ;;
+    check) device_label=check ;;
+    *) printf 'error: CUDAIMAGE_DEVICE_CODE=%s; supported: sass, check\n' "$CUDAIMAGE_DEVICE_CODE" >&2; exit 1 ;;
+esac
+
 # The OpenCV tree's key: what determines its output (version, configuration, compiler, NPP).
 opencv_key() {
     { echo "$OPENCV_SDIST_SHA256 $NPP_WHEEL_VERSION"; cat "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake";
       "$CUDA_HOME/bin/nvcc" --version 2>/dev/null | tail -1; } | sha256sum | cut -c1-10
 }
-OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-sm${CUDA_ARCH_BIN//[.;]/}-$(opencv_key)"
+OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-$device_label${CUDA_ARCH_BIN//[.;]/}-$(opencv_key)"
 # realpath: a tree is tied to the absolute paths it was configured with (a link may point to it)
 OPENCV_ROOT=$(realpath -m "$CUDAIMAGE_CACHE/opencv-$OPENCV_KEY")
 OPENCV_SRC="$OPENCV_ROOT/src/opencv"
@@ -47,6 +63,9 @@ else STANDALONE_BUILD="$CUDAIMAGE_REPO/build-standalone-$OPENCV_LINE"; fi
 VENV="$CUDAIMAGE_CACHE/venv-py$($PYTHON_SYSTEM -c 'import sys;print("%d%d"%sys.version_info[:2])' 2>/dev/null)"
 
 BUILD_LOCK=/tmp/cudaimage-build-$OPENCV_KEY.lock   # serialises builds in one cached tree
+
+# True when this machine has a CUDA device the driver sees.
+has_cuda_device() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
 
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

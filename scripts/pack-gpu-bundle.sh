@@ -41,6 +41,9 @@ for arg in "$@"; do
     esac
 done
 
+# The bundle is for running on a GPU: machine code only, never the compile-check tree.
+[[ $CUDAIMAGE_DEVICE_CODE == sass ]] || die "CUDAIMAGE_DEVICE_CODE=$CUDAIMAGE_DEVICE_CODE: a GPU bundle is packed from the sass tree (unset it)"
+
 name=cudaimage-gpu-bundle; [[ $OPENCV_LINE == 5.1 ]] || name+=-$OPENCV_LINE
 stage_root="$CUDAIMAGE_REPO/build-bundle"   # gitignored (/build*/)
 stage="$stage_root/$name"

@@ -18,6 +18,21 @@ int currentDeviceOrNone() noexcept
     return d;
 }
 
+int visibleDeviceCount() noexcept
+{
+    // The devices a process sees are fixed when CUDA initialises (CUDA_VISIBLE_DEVICES): ask once.
+    static const int count = [] {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess)
+        {
+            (void)cudaGetLastError();
+            n = 0;
+        }
+        return n;
+    }();
+    return count;
+}
+
 int memoryDevice(const void* ptr)
 {
     if (!ptr)
@@ -79,6 +94,11 @@ void DeviceBinding::check(const GpuMat& src, const _OutputArray& dst, Stream& st
         CV_Error_(Error::StsBadArg, ("%s: the filter was created on CUDA device %d but the calling thread's "
                                      "current device is %d; call cv::cuda::setDevice(%d) first, or create "
                                      "one filter per device", func, bound, cur, bound));
+    // With one device in the process, memory and streams can only be that device's: skip the
+    // queries below (two cudaPointerGetAttributes and up to four stream calls, several
+    // microseconds of every apply(); see perf/NOTES.md section 12).
+    if (visibleDeviceCount() == 1)
+        return;
     const int srcDevice = memoryDevice(src.data);
     if (srcDevice >= 0 && srcDevice != bound)
         CV_Error_(Error::StsBadArg, ("%s: src lives on CUDA device %d but the filter was created on device %d; "

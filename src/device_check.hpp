@@ -19,6 +19,9 @@ namespace cv { namespace cuda { namespace detail {
 Never throws and leaves no CUDA error pending, so it may run before argument checks are done. */
 int currentDeviceOrNone() noexcept;
 
+/** The number of CUDA devices this process sees (0 without a driver or device); asked once. */
+int visibleDeviceCount() noexcept;
+
 /** The device whose memory @p ptr points into, or -1 for memory every device may use (managed,
 page-locked host, ordinary host memory, or a pointer CUDA cannot classify: not ours to judge). */
 int memoryDevice(const void* ptr);
