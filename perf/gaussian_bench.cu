@@ -3,16 +3,20 @@
 // npp_gaussian_bench's output), the first seed's naive kernel and CPU cv::GaussianBlur on all
 // cores. CUDA events on one stream, warm-up, median of repeated runs, random data.
 //
-//   gaussian_bench [--out DIR] [--npp npp.jsonl] [--size 16384] [--quick] [--ours-only]
+//   gaussian_bench [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size 16384] [--quick] [--ours-only]
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
+//   (--peers: PyTorch and CV-CUDA, from perf/python_peers_bench.py's JSON lines: their times become
+//    two more columns, their exactness against the CPU a second table)
 //
 // Bytes per call are counted as one read of the source and one write of the destination; each
 // entry is reported in ms, GB/s, fraction of the copy's GB/s, and the speed-up of cudaimage over it.
 // Peers too slow to time at full size (the naive kernel's 2-D window, the CPU) are timed on a
 // smaller image and scaled by the pixel count; the table marks them.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -37,6 +41,13 @@ __global__ void copyKernel(const uint4* __restrict__ src, uint4* __restrict__ ds
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         dst[i] = src[i];
+}
+
+// Holds a stream for about `cycles` clock cycles (device-time and host-time measurements).
+__global__ void spinKernel(long long cycles)
+{
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
 }
 
 // The first seed's kernel (one thread per pixel over the whole 2-D window, clamped borders,
@@ -83,6 +94,22 @@ struct Timer
         std::sort(t.begin(), t.end());
         return t[t.size() / 2];
     }
+    // As median(), with `hold` enqueued before each timed call (a kernel that keeps the stream busy
+    // while the host enqueues the events and `run`): the events then bracket the device work only.
+    template <class H, class F> double medianBehind(H hold, F run, int reps, int warmup = 3)
+    {
+        for (int i = 0; i < warmup; i++) run();
+        std::vector<float> t;
+        for (int i = 0; i < reps; i++)
+        {
+            hold();
+            CHECK_CUDA(cudaEventRecord(a, s)); run(); CHECK_CUDA(cudaEventRecord(b, s));
+            CHECK_CUDA(cudaEventSynchronize(b));
+            float ms = 0; CHECK_CUDA(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms);
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+    }
 };
 
 double cpuMedianMs(const cv::Mat& src, cv::Mat& dst, cv::Size k, double sigma, int reps)
@@ -108,7 +135,13 @@ cv::Mat randomMat(cv::Size size, int type)
     return m;
 }
 
-struct Entry { std::string peer; double ms = -1; bool scaled = false; std::string note; };
+struct Entry
+{
+    std::string peer; double ms = -1; bool scaled = false; std::string note;
+    // Exactness against the CPU (peers from --peers only): 8U/16U differing elements of `elements`
+    // and the largest |difference|; 32F the largest |difference| / max |input|. -1: not reported.
+    double differing = -1, elements = -1, maxDiff = -1, maxRelDiff = -1;
+};
 
 std::map<std::string, double> readNpp(const std::string& path)
 {
@@ -132,21 +165,188 @@ std::map<std::string, double> readNpp(const std::string& path)
     return r;
 }
 
+// ---- peers JSON lines (perf/python_peers_bench.py): standard C++ only, so that this block can be
+// compiled and checked on its own (see perf/python_peers_bench.py's header for the fields). ----
+struct JsonValue { std::string text; bool isString = false; };
+
+// One flat JSON object per line: strings (unescaped), numbers, true/false/null; a nested object or
+// array is kept as its raw text. Returns an empty map for anything else.
+std::map<std::string, JsonValue> parseFlatJsonObject(const std::string& line)
+{
+    std::map<std::string, JsonValue> r;
+    size_t i = 0;
+    const size_t n = line.size();
+    auto ws = [&] { while (i < n && std::isspace((unsigned char)line[i])) i++; };
+    auto str = [&](std::string& out) -> bool { // at '"'
+        if (i >= n || line[i] != '"') return false;
+        for (i++; i < n && line[i] != '"'; i++)
+        {
+            char c = line[i];
+            if (c == '\\' && i + 1 < n)
+            {
+                c = line[++i];
+                if (c == 'n') c = '\n'; else if (c == 't') c = '\t'; else if (c == 'r') c = '\r';
+                else if (c == 'b') c = '\b'; else if (c == 'f') c = '\f';
+                else if (c == 'u') // \uXXXX: ASCII kept, anything else as '?'
+                {
+                    if (i + 4 >= n) return false;
+                    const unsigned long u = std::strtoul(line.substr(i + 1, 4).c_str(), nullptr, 16);
+                    c = u < 128 ? (char)u : '?';
+                    i += 4;
+                }
+            }
+            out += c;
+        }
+        if (i >= n) return false;
+        i++;
+        return true;
+    };
+    ws();
+    if (i >= n || line[i] != '{') return r;
+    i++;
+    for (;;)
+    {
+        ws();
+        if (i < n && line[i] == '}') break;
+        std::string key;
+        if (!str(key)) return {};
+        ws();
+        if (i >= n || line[i] != ':') return {};
+        i++;
+        ws();
+        JsonValue v;
+        if (i < n && line[i] == '"')
+        {
+            v.isString = true;
+            if (!str(v.text)) return {};
+        }
+        else
+        {
+            const size_t b = i;
+            int depth = 0;
+            bool inStr = false;
+            for (; i < n; i++)
+            {
+                const char c = line[i];
+                if (inStr) { if (c == '\\') i++; else if (c == '"') inStr = false; continue; }
+                if (c == '"') inStr = true;
+                else if (c == '{' || c == '[') depth++;
+                else if ((c == '}' || c == ']') && depth > 0) depth--;
+                else if ((c == ',' || c == '}') && depth == 0) break;
+            }
+            v.text = line.substr(b, i - b);
+            while (!v.text.empty() && std::isspace((unsigned char)v.text.back())) v.text.pop_back();
+        }
+        r[key] = v;
+        ws();
+        if (i < n && line[i] == ',') { i++; continue; }
+        if (i < n && line[i] == '}') break;
+        return {};
+    }
+    return r;
+}
+
+struct PeerCell
+{
+    std::string status;  // ok, unsupported, error, not run
+    std::string note;
+    double ms = -1; bool scaled = false;
+    double differing = -1, elements = -1, maxDiff = -1, maxRelDiff = -1;
+    int checkSize = 0;
+};
+
+struct PeerResults
+{
+    std::map<std::string, JsonValue> meta;    // the {"peer": "meta", ...} line
+    std::map<std::string, PeerCell> cells;    // peersKey(peer, type, sigma) ->
+    int checkSize = 0;
+};
+
+std::string peersKey(const std::string& peer, const std::string& type, double sigma)
+{
+    std::ostringstream k;
+    k << peer << "|" << type << "|" << sigma;
+    return k.str();
+}
+
+PeerResults parsePeers(std::istream& in)
+{
+    PeerResults r;
+    std::string line;
+    auto num = [](const std::map<std::string, JsonValue>& m, const char* name, double dflt) {
+        auto it = m.find(name);
+        if (it == m.end() || it->second.isString || it->second.text.empty() || it->second.text == "null") return dflt;
+        try { return std::stod(it->second.text); } catch (...) { return dflt; }
+    };
+    auto text = [](const std::map<std::string, JsonValue>& m, const char* name) {
+        auto it = m.find(name);
+        return it == m.end() ? std::string() : it->second.text;
+    };
+    while (std::getline(in, line))
+    {
+        const std::map<std::string, JsonValue> o = parseFlatJsonObject(line);
+        const std::string peer = text(o, "peer");
+        if (peer.empty()) continue;
+        if (peer == "meta") { r.meta = o; r.checkSize = (int)num(o, "check_size", 0); continue; }
+        const std::string type = text(o, "type");
+        const double sigma = num(o, "sigma", -1);
+        if (type.empty() || sigma < 0) continue;
+        PeerCell c;
+        c.status = text(o, "status");
+        c.note = text(o, "note");
+        c.ms = num(o, "ms", -1);
+        if (c.status.empty()) c.status = c.ms > 0 ? "ok" : "error";
+        if (c.status != "ok") c.ms = -1;
+        c.scaled = text(o, "scaled") == "true";
+        c.differing = num(o, "differing", -1);
+        c.elements = num(o, "elements", -1);
+        c.maxDiff = num(o, "max_diff", -1);
+        c.maxRelDiff = num(o, "max_rel_diff", -1);
+        c.checkSize = (int)num(o, "check_size", 0);
+        if (c.checkSize > 0 && r.checkSize == 0) r.checkSize = c.checkSize;
+        r.cells[peersKey(peer, type, sigma)] = c;
+    }
+    return r;
+}
+
+std::string jsonEscape(const std::string& s)
+{
+    std::string r;
+    for (char c : s)
+    {
+        if (c == '"' || c == '\\') { r += '\\'; r += c; }
+        else if (c == '\n') r += "\\n";
+        else if ((unsigned char)c < 0x20) r += ' ';
+        else r += c;
+    }
+    return r;
+}
+// ---- end of the peers JSON lines block ----
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-    std::string outDir = ".", nppPath;
+    std::string outDir = ".", nppPath, peersPath;
     int side = 16384;
     bool quick = false, oursOnly = false;
     for (int i = 1; i < argc; i++)
     {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) outDir = argv[++i];
         else if (!strcmp(argv[i], "--npp") && i + 1 < argc) nppPath = argv[++i];
+        else if (!strcmp(argv[i], "--peers") && i + 1 < argc) peersPath = argv[++i];
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) side = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--ours-only")) oursOnly = true;
-        else { fprintf(stderr, "usage: %s [--out DIR] [--npp npp.jsonl] [--size N] [--quick] [--ours-only]\n", argv[0]); return 2; }
+        else { fprintf(stderr, "usage: %s [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size N] [--quick] [--ours-only]\n", argv[0]); return 2; }
+    }
+    PeerResults peerResults;
+    if (!peersPath.empty())
+    {
+        std::ifstream in(peersPath);
+        if (!in) { fprintf(stderr, "cannot read %s\n", peersPath.c_str()); return 2; }
+        peerResults = parsePeers(in);
+        fprintf(stderr, "%s: %zu peer cells\n", peersPath.c_str(), peerResults.cells.size());
     }
     if (cv::cuda::getCudaEnabledDeviceCount() < 1) { fprintf(stderr, "no CUDA device\n"); return 1; }
     cv::cuda::DeviceInfo dev;
@@ -165,8 +365,11 @@ int main(int argc, char** argv)
        << dev.name() << " (" << date << "). GB/s count one read of the source and one write of the destination; "
        << "'copy' is a 16-byte-vector device-to-device copy of the same bytes; x = cudaimage's speed-up over the peer; "
        << "* = timed on a smaller image and scaled by the pixel count.\n\n"
-       << "| type | sigma (ksize) | copy GB/s | cudaimage ms | GB/s | % of copy | createGaussianFilter ms (x) | NPP ms (x) | seed naive ms (x) | CPU ms (x) |\n"
-       << "|---|---|---|---|---|---|---|---|---|---|\n";
+       << "| type | sigma (ksize) | copy GB/s | cudaimage ms | GB/s | % of copy | createGaussianFilter ms (x) | NPP ms (x) | seed naive ms (x) | CPU ms (x) | PyTorch ms (x) | CV-CUDA ms (x) |\n"
+       << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    // The peers' exactness (--peers), a second table under the first.
+    std::ostringstream exact;
+    const char* const pyPeers[][2] = {{"pytorch", "PyTorch"}, {"cvcuda", "CV-CUDA"}};
     js << "{\n  \"gpu\": \"" << dev.name() << "\", \"date\": \"" << date << "\", \"width\": " << size.width << ", \"height\": " << size.height << ",\n  \"cells\": [\n";
     bool firstCell = true;
 
@@ -246,6 +449,31 @@ int main(int argc, char** argv)
             }
             peers.push_back(cpu);
 
+            // PyTorch and CV-CUDA (perf/python_peers_bench.py, merged like NPP), with their exactness.
+            exact << "| " << cv::typeToString(type).substr(3) << " | " << sigma << " (" << k << ")";
+            for (const auto& pp : pyPeers)
+            {
+                Entry e{pp[1]};
+                auto pc = peerResults.cells.find(peersKey(pp[0], cv::typeToString(type).substr(3), sigma));
+                if (peersPath.empty()) e.note = "not run";
+                else if (pc == peerResults.cells.end()) e.note = "not measured";
+                else
+                {
+                    const PeerCell& c = pc->second;
+                    if (c.ms > 0) { e.ms = c.ms; e.scaled = c.scaled; }
+                    else e.note = c.status;
+                    e.differing = c.differing; e.elements = c.elements; e.maxDiff = c.maxDiff; e.maxRelDiff = c.maxRelDiff;
+                }
+                peers.push_back(e);
+                if (CV_MAT_DEPTH(type) == CV_32F && e.maxRelDiff >= 0)
+                    exact << " | max rel " << cv::format("%.2g", e.maxRelDiff);
+                else if (e.differing >= 0 && e.elements > 0)
+                    exact << " | " << cv::format("%.0f (%.2f %%), max %g", e.differing, 100 * e.differing / e.elements, e.maxDiff);
+                else
+                    exact << " | " << (e.note.empty() ? "-" : e.note);
+            }
+            exact << " |\n";
+
             const double gbs = bytes / oursMs / 1e6;
             md << "| " << cv::typeToString(type).substr(3) << " | " << sigma << " (" << k << ") | " << cv::format("%.0f", copyGBs)
                << " | " << cv::format("%.3f", oursMs) << " | " << cv::format("%.0f", gbs) << " | " << cv::format("%.1f %%", 100 * gbs / copyGBs);
@@ -260,8 +488,12 @@ int main(int argc, char** argv)
                     md << " | " << cv::format("%.3f", e.ms) << (e.scaled ? "*" : "") << " (" << cv::format("%.1f", e.ms / oursMs) << "x)";
                 else
                     md << " | " << e.note;
-                js << (i ? ", " : "") << "\"" << e.peer << "\": " << (e.ms > 0 ? cv::format("{\"ms\": %.5f, \"scaled\": %s}", e.ms, e.scaled ? "true" : "false")
-                                                                              : "{\"note\": \"" + e.note + "\"}");
+                std::string ex; // the peers' exactness, when reported
+                if (e.differing >= 0) ex += cv::format(", \"differing\": %.0f, \"elements\": %.0f", e.differing, e.elements);
+                if (e.maxDiff >= 0) ex += cv::format(", \"max_diff\": %g", e.maxDiff);
+                if (e.maxRelDiff >= 0) ex += cv::format(", \"max_rel_diff\": %g", e.maxRelDiff);
+                js << (i ? ", " : "") << "\"" << e.peer << "\": " << (e.ms > 0 ? cv::format("{\"ms\": %.5f, \"scaled\": %s", e.ms, e.scaled ? "true" : "false") + ex + "}"
+                                                                              : "{\"note\": \"" + jsonEscape(e.note) + "\"" + ex + "}");
             }
             md << " |\n";
             js << "}}";
@@ -275,9 +507,58 @@ int main(int argc, char** argv)
         cv::cuda::GpuMat src(host), dst;
         cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, CV_8UC1, cv::Size(13, 13), 2, 2, cv::BORDER_REPLICATE);
         const double ms = timer.median([&] { f->apply(src, dst, stream); }, 100);
-        md << "\n3840x2160 8UC1 sigma 2 (k13): " << cv::format("%.1f", ms * 1000) << " us per call (target <= 20 us).\n";
-        js << "\n  ],\n  \"uhd_8UC1_sigma2_us\": " << ms * 1000 << "\n}\n";
+        // Device time alone: a spin kernel holds the stream while the host enqueues the call, so the
+        // events bracket the kernel only (the line above also counts apply()'s host time).
+        const double deviceMs = timer.medianBehind([&] { spinKernel<<<1, 1, 0, s>>>(2000000); CHECK_CUDA(cudaGetLastError()); },
+                                                   [&] { f->apply(src, dst, stream); }, 100);
+        // Host time of apply() (argument and device checks, launch): wall time of 200 enqueued calls
+        // behind a spin kernel (the queue never fills, so no call waits for the device).
+        std::vector<double> hostUs;
+        for (int rep = 0; rep < 5; rep++)
+        {
+            spinKernel<<<1, 1, 0, s>>>(200000000); CHECK_CUDA(cudaGetLastError());
+            const int64 t0 = cv::getTickCount();
+            for (int i = 0; i < 200; i++) f->apply(src, dst, stream);
+            hostUs.push_back((cv::getTickCount() - t0) * 1e6 / cv::getTickFrequency() / 200);
+            CHECK_CUDA(cudaStreamSynchronize(s));
+        }
+        std::sort(hostUs.begin(), hostUs.end());
+        const double hostUsMedian = hostUs[hostUs.size() / 2];
+        md << "\n3840x2160 8UC1 sigma 2 (k13): " << cv::format("%.1f", deviceMs * 1000) << " us device time per call (target <= 20 us); "
+           << "apply() host time " << cv::format("%.1f", hostUsMedian) << " us (target <= 5 us); event-to-event on an idle stream, host and device together: "
+           << cv::format("%.1f", ms * 1000) << " us.\n";
+        js << "\n  ],\n  \"uhd_8UC1_sigma2_us\": " << deviceMs * 1000 << ",\n  \"uhd_8UC1_sigma2_host_us\": " << hostUsMedian
+           << ",\n  \"uhd_8UC1_sigma2_idle_stream_us\": " << ms * 1000;
     }
+    if (!peersPath.empty())
+    {
+        auto meta = [&](const char* name) {
+            auto it = peerResults.meta.find(name);
+            return it == peerResults.meta.end() || it->second.text == "null" ? std::string("?") : it->second.text;
+        };
+        const int cs = peerResults.checkSize;
+        const std::string cvcudaVersion = peerResults.meta.count("cvcuda_missing") ? "(not run: " + meta("cvcuda_missing") + ")" : meta("cvcuda");
+        md << "\nPyTorch " << meta("torch") << " (CUDA " << meta("torch_cuda") << ", cuDNN " << meta("cudnn")
+           << ", cudnn.benchmark " << meta("cudnn_benchmark") << ", cudnn.allow_tf32 " << meta("cudnn_allow_tf32")
+           << "): float32 NCHW, replicate pad, two depthwise conv2d with cv2.getGaussianKernel's taps, 8U/16U converted "
+           << "and rounded back inside the timed call; CV-CUDA " << cvcudaVersion << ": cvcuda.gaussian_into, NHWC, "
+           << "Border.REPLICATE (perf/python_peers_bench.py).\n\n"
+           << "Exactness against CPU cv::GaussianBlur (BORDER_REPLICATE) on the top-left " << cs << "x" << cs
+           << " crop of the same random image: 8U/16U: elements differing (fraction), max |difference|; "
+           << "32F: max |difference| / max |input|.\n\n"
+           << "| type | sigma (ksize) | PyTorch | CV-CUDA |\n|---|---|---|---|\n" << exact.str();
+        js << ",\n  \"peers_meta\": {";
+        bool first = true;
+        for (const auto& kv : peerResults.meta)
+        {
+            if (kv.first == "peer") continue;
+            js << (first ? "" : ", ") << "\"" << jsonEscape(kv.first) << "\": "
+               << (kv.second.isString ? "\"" + jsonEscape(kv.second.text) + "\"" : kv.second.text);
+            first = false;
+        }
+        js << "}";
+    }
+    js << "\n}\n";
     const std::string base = outDir + "/gaussian-" + date;
     std::ofstream(base + ".md") << md.str();
     std::ofstream(base + ".json") << js.str();

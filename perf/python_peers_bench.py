@@ -5,7 +5,7 @@ checked against CPU cv2.GaussianBlur. Writes JSON lines that gaussian_bench merg
 
     python3 perf/python_peers_bench.py [--out peers.jsonl] [--size 16384] [--quick]
         [--peers pytorch,cvcuda] [--types 8UC1,...] [--sigmas 1,2,...] [--check-size 1024]
-        [--budget-s 220]
+        [--budget-s 220] [--no-tf32]
 
 Cases: the same as gaussian_bench: 8UC1, 8UC3, 8UC4, 16UC1, 32FC1 x sigma 1, 2, 5, 10, 30 with
 ksize = 2*round(3 sigma)+1 (both directions), BORDER_REPLICATE, a SIZE x SIZE image.
@@ -90,6 +90,9 @@ def main():
     ap.add_argument("--check-size", type=int, default=1024)
     ap.add_argument("--scale-above-ms", type=float, default=1500.0,
                     help="time on a sub-image and scale when a full-size call is estimated above this")
+    ap.add_argument("--no-tf32", action="store_true",
+                    help="torch.backends.cudnn.allow_tf32 = False (default: torch's setting, True: convolutions "
+                         "may run in TF32, 10-bit mantissa)")
     ap.add_argument("--budget-s", type=float, default=220.0,
                     help="cells not started within this many seconds are written as 'not run'")
     args = ap.parse_args()
@@ -101,6 +104,8 @@ def main():
 
     if not torch.cuda.is_available():
         sys.exit("python_peers_bench: torch sees no CUDA device")
+    if args.no_tf32:
+        torch.backends.cudnn.allow_tf32 = False
     dev = torch.device("cuda")
     try:
         import cvcuda
@@ -119,6 +124,17 @@ def main():
         out.write(json.dumps(rec) + "\n")
         out.flush()
 
+    stream = torch.cuda.Stream()
+    cv_stream = None
+    if cvcuda:
+        try:
+            cv_stream = cvcuda.as_stream(stream)                 # the torch stream itself
+        except Exception as e:
+            try:
+                cv_stream = cvcuda.as_stream(int(stream.cuda_stream))  # its cudaStream_t handle
+            except Exception:
+                cvcuda, CVCUDA_WHY = None, "cvcuda.as_stream failed (%s)" % first_line(e)
+                log("python_peers_bench: " + CVCUDA_WHY)
     tf32 = getattr(torch.backends.cudnn, "allow_tf32", None)
     meta = {"peer": "meta", "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
             "gpu": torch.cuda.get_device_name(0), "width": N, "height": N, "check_size": CHECK,
@@ -134,8 +150,6 @@ def main():
         % (meta["gpu"], meta["torch"], meta["torch_cuda"], meta["cudnn"], tf32,
            meta["cvcuda"] or CVCUDA_WHY, meta["cv2"], N, N))
 
-    stream = torch.cuda.Stream()
-    cv_stream = cvcuda.as_stream(stream) if cvcuda else None
     ev_a = torch.cuda.Event(enable_timing=True)
     ev_b = torch.cuda.Event(enable_timing=True)
 
@@ -154,7 +168,8 @@ def main():
             w0 = time.perf_counter()
             t.append(event_ms(fn))
             wall.append((time.perf_counter() - w0) * 1000)
-        t.sort(), wall.sort()
+        t.sort()
+        wall.sort()
         return t[len(t) // 2], wall[len(wall) // 2]  # gaussian_bench's median: t[n / 2]
 
     # 16U: torch.uint16 has limited operator support (PyTorch >= 2.3: conversions, copies); probe it.
@@ -163,7 +178,8 @@ def main():
         with torch.cuda.stream(stream):
             p = torch.arange(0, 65536, 257, device=dev, dtype=torch.int32).to(torch.uint16)
             q = p.to(torch.float32).round_().clamp_(0, 65535).to(torch.uint16)
-            assert int(q.to(torch.int32).max()) == 65535 and q.cpu().numpy().dtype == np.uint16
+            if int(q.to(torch.int32).max()) != 65535 or q.cpu().numpy().dtype != np.uint16:
+                raise RuntimeError("uint16 round trip gave wrong values")
         stream.synchronize()
     except Exception as e:
         u16_ok, u16_why = False, "torch.uint16 unusable (%s): 16U held as int32" % first_line(e)
@@ -174,15 +190,14 @@ def main():
     def random_hwc(depth, cn, seed):
         gen.manual_seed(seed)
         shape = (N, N, cn)
-        with torch.cuda.stream(stream):
-            if depth == "8U":
-                t = torch.randint(0, 256, shape, generator=gen, device=dev, dtype=torch.uint8)
-            elif depth == "16U":
-                t = torch.randint(0, 65536, shape, generator=gen, device=dev, dtype=torch.int32)
-                if u16_ok:
-                    t = t.to(torch.uint16)
-            else:  # finite floats in [0, 255), as gaussian_bench's randomMat
-                t = torch.rand(shape, generator=gen, device=dev, dtype=torch.float32) * 255.0
+        if depth == "8U":
+            t = torch.randint(0, 256, shape, generator=gen, device=dev, dtype=torch.uint8)
+        elif depth == "16U":
+            t = torch.randint(0, 65536, shape, generator=gen, device=dev, dtype=torch.int32)
+            if u16_ok:
+                t = t.to(torch.uint16)
+        else:  # finite floats in [0, 255), as gaussian_bench's randomMat
+            t = torch.rand(shape, generator=gen, device=dev, dtype=torch.float32) * 255.0
         stream.synchronize()
         return t
 
@@ -206,7 +221,11 @@ def main():
         r["fraction"] = r["differing"] / float(d.size)
         return r
 
-    # ---- the peers: each returns (run(sub) -> callable, output-of-crop-as-numpy) ----
+    class Unsupported(Exception):
+        pass
+
+    # The peers. prepare(hwc) -> (run, result): run() enqueues one blur of that image on `stream`
+    # (what is timed), result() returns it as an HWC tensor. Everything runs with `stream` current.
 
     class TorchPeer(object):
         name = "pytorch"
@@ -239,8 +258,7 @@ def main():
             x = hwc.permute(2, 0, 1).unsqueeze(0).contiguous()
 
             def run():
-                with torch.cuda.stream(stream):
-                    self.blur(x)
+                self.blur(x)
             return run, (lambda: self.blur(x)[0].permute(1, 2, 0).contiguous())
 
     class CvcudaPeer(object):
@@ -249,6 +267,8 @@ def main():
         def __init__(self, depth, cn, k, sigma):
             self.k, self.sigma = k, sigma
             self.note = "cvcuda.gaussian_into, NHWC batch 1, Border.REPLICATE"
+            if depth == "16U" and not u16_ok:
+                raise Unsupported("no U16 buffer to wrap: " + u16_why)
 
         def prepare(self, hwc):
             src = hwc.unsqueeze(0).contiguous()     # NHWC, batch 1 (a view of the HWC tensor)
@@ -291,8 +311,7 @@ def main():
                 side = int(N * math.sqrt(300.0 / est)) // 256 * 256
                 side = max(min(side, N), min(CHECK, N))
             sub = full if side == N else full[:side, :side].contiguous()
-            run, _ = peer.prepare(sub)
-            del _
+            run = peer.prepare(sub)[0]
             first = event_ms(run)          # the first call at this size, also a warm-up
             if first > 3000:
                 reps, warmup = 1, 0
@@ -317,6 +336,8 @@ def main():
             if wall is not None:
                 rec["wall_ms"] = wall * scale
             del run, run_c, result_c, sub
+        except Unsupported as e:
+            rec.update(status="unsupported", note=str(e))
         except Exception as e:
             msg = first_line(e)
             low = msg.lower()
@@ -330,6 +351,7 @@ def main():
 
     peer_classes = [c for c in (TorchPeer, CvcudaPeer) if c.name in peers]
     results = []
+    torch.cuda.set_stream(stream)  # every torch call below (and cvcuda's, via cv_stream) on one stream
     for ti, tname in enumerate(types):
         depth, cn = parse_type(tname)
         full = random_hwc(depth, cn, 12345 + ti)

@@ -3,11 +3,16 @@
 #   perf/run-gaussian-bench.sh BUNDLE_DIR [OUT] [gaussian_bench args]
 # BUNDLE_DIR is an unpacked GPU bundle (its lib/ has our and OpenCV's libraries) holding
 # bin/gaussian_bench (perf/build-gaussian-bench.sh); NPP's part is compiled here with nvcc when
-# the toolkit has NPP. Writes OUT/gaussian-<date>.md and .json (commit them under perf/results/).
+# the toolkit has NPP. The PyTorch and CV-CUDA columns come from perf/python_peers_bench.py when
+# python3 (or $PYTHON) imports torch with CUDA; it imports the bundle's cv2 (lib/python) and, when
+# CVCUDA_DIR names an unpacked cvcuda wheel (out/cvcuda/README.txt), cvcuda from there.
+# Writes OUT/gaussian-<date>.md and .json (commit them under perf/results/), OUT/npp.jsonl and
+# OUT/peers.jsonl.
 set -euo pipefail
 B=$(cd "$1" && pwd); OUT=${2:-$PWD}; shift $(( $# >= 2 ? 2 : 1 ))
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 export LD_LIBRARY_PATH="$B/lib:$B/lib/carried${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 npp_args=()
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -18,4 +23,29 @@ if [[ -x $nvcc ]] && ls "$(dirname "$nvcc")"/../lib64/libnppif.so* >/dev/null 2>
 else
     echo "no NPP in this CUDA toolkit: the NPP column stays empty" >&2
 fi
-"$B/bin/gaussian_bench" --out "$OUT" "${npp_args[@]}" "$@"
+
+# PyTorch and CV-CUDA: the same image size (and --quick) as gaussian_bench.
+peers_args=() py_args=()
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+    case ${args[i]} in
+        --size) py_args+=(--size "${args[i+1]:-16384}") ;;
+        --quick) py_args+=(--quick) ;;
+    esac
+done
+py=${PYTHON:-python3}
+rm -f "$OUT/peers.jsonl"
+pypath="$B/lib/python${CVCUDA_DIR:+:$CVCUDA_DIR}${PYTHONPATH:+:$PYTHONPATH}"
+if [[ ! -f $here/python_peers_bench.py ]]; then
+    echo "no $here/python_peers_bench.py: the PyTorch and CV-CUDA columns stay empty" >&2
+elif ! PYTHONPATH="$pypath" "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
+    echo "no $py with CUDA PyTorch: the PyTorch and CV-CUDA columns stay empty" >&2
+elif PYTHONPATH="$pypath" "$py" "$here/python_peers_bench.py" --out "$OUT/peers.jsonl" "${py_args[@]}"; then
+    peers_args=(--peers "$OUT/peers.jsonl")
+elif [[ -s $OUT/peers.jsonl ]]; then
+    echo "python_peers_bench.py failed: merging the lines it wrote" >&2
+    peers_args=(--peers "$OUT/peers.jsonl")
+else
+    echo "python_peers_bench.py failed: the PyTorch and CV-CUDA columns stay empty" >&2
+fi
+"$B/bin/gaussian_bench" --out "$OUT" "${npp_args[@]}" "${peers_args[@]}" "$@"
