@@ -250,5 +250,5 @@ installed=$(du -sb "$stage" | cut -f1)
 per_arch=$(awk '$1 == "total" && $2 ~ /^sm_/ {s += $3; n++} END {if (n) printf "%.1f", s / n}' "$stage_root/gpu-code.txt")
 awk -v f="$wheel" -v s="$size" -v i="$installed" -v a="$per_arch" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
     printf "wheel: %s\n  %.1f MB (%.1f MiB) to download, %.1f MB installed; built in %d s\n", f, s / 1e6, s / 1048576, i / 1e6, t
-    printf "  each more architecture in CUDA_ARCH_BIN adds about %s MB (estimate: the GPU code of one now)\n", a }'
+    if (a != "") printf "  each more architecture in CUDA_ARCH_BIN adds about %s MB (estimate: the GPU code of one now)\n", a }'
 echo "install: pip install $wheel   (in an environment without opencv-python; README \"Install\")"

@@ -104,6 +104,10 @@ struct FusedLargeTapsT
     int r = 0;     //!< radius (both directions; the shorter kernel is zero-padded)
     int lead = 0;  //!< zero taps in front of h so that the window start is 4-aligned for the channel count
     int nh = 0;    //!< taps in h: lead + 2r+1, rounded up to a multiple of 4 with zeros
+    //! 8U, one channel: K chunks of the tensor-core horizontal pass (src/cuda/gaussian_imma.cuh),
+    //! ceil((16 + nh - 1) / 32); 0: the FP32 pass (other depths and channel counts, or switched off)
+    int immaChunks = 0;
+    static constexpr int kImmaMaxChunks = (16 + 2 * kMaxR + 8 + 31) / 32;
     alignas(16) W h[2 * kMaxR + 8] = {};           //!< horizontal; 8U: fixed point * 2^-16, 16U: * 2^-32
     alignas(16) W v[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< vertical (FMA path): v[kRows + k] = tap k, zeros around
     alignas(16) uint32_t vw[kWordRows][4] = {};    //!< 8U vertical DP4A words: vw[q + 3][ph] byte b = tapY[4q + b - ph]

@@ -56,28 +56,6 @@ struct Geometry
     static_assert(kTile % kItem == 0 && kTile > 0, "tile");
 };
 
-// The source words of one 8U strip (kRows + 2R rows from whole-image row firstRow, one 4-byte
-// word of this thread's column each, zeros past the last row): every load first, for
-// memory-level parallelism; rows mapped (out of line) only in strips that touch a border.
-template <int kRows, int R, int kWords>
-__device__ __forceinline__ void loadStripWords8U(const SeparablePlan& p, int firstRow, int E, bool vec, int Cn, uint32_t (&w)[kWords])
-{
-    const bool rowsInside = firstRow >= 0 && firstRow + kRows + 2 * R <= p.wholeHeight;
-    if (vec && rowsInside)
-    {
-        const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
-#pragma unroll
-        for (int j = 0; j < kWords; j++)
-            w[j] = j < kRows + 2 * R ? __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep))) : 0u;
-    }
-    else
-    {
-#pragma unroll
-        for (int j = 0; j < kWords; j++)
-            w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
-    }
-}
-
 // ---- the kernel ----------------------------------------------------------------------------------
 
 template <int Depth, int Cn, int R>
@@ -97,25 +75,32 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
     const int E = p.roiX * Cn + tileE0 - G::kHalo + 4 * threadIdx.x; // whole-image element of my column
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
 
-    // 8U: the source words of a strip are loaded before the previous strip's horizontal pass, so
-    // their latency hides under that pass (a block walks several strips: see launch()).
-    constexpr int kWords = Depth == CV_8U ? 4 * ((kRows + 2 * R + 3) / 4) : 1;
-    uint32_t w[kWords];
-    const int yStep = gridDim.y * kRows;
-    if constexpr (Depth == CV_8U)
-        if (blockIdx.y * kRows < p.height)
-            loadStripWords8U<kRows, R, kWords>(p, p.roiY + blockIdx.y * kRows - R, E, vec, Cn, w);
-
-    for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += yStep)
+    for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
     {
         // Input j (0 .. kRows + 2R - 1) is whole-image row firstRow + j; mapped (out of line) only
         // in strips that touch the top or bottom border.
         const int firstRow = p.roiY + y0 - R;
+        const bool rowsInside = firstRow >= 0 && firstRow + kRows + 2 * R <= p.wholeHeight;
 
         // 1. vertical
         if constexpr (Depth == CV_8U)
         {
-            constexpr int kGroups = kWords / 4;
+            constexpr int kGroups = (kRows + 2 * R + 3) / 4;
+            // Every source word first (memory-level parallelism), then the arithmetic.
+            uint32_t w[4 * kGroups];
+            if (vec && rowsInside)
+            {
+                const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
+#pragma unroll
+                for (int j = 0; j < 4 * kGroups; j++)
+                    w[j] = j < kRows + 2 * R ? __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep))) : 0u;
+            }
+            else
+            {
+#pragma unroll
+                for (int j = 0; j < 4 * kGroups; j++)
+                    w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
+            }
             uint32_t acc[kRows][4];
             fillAcc(acc, kDp4aBias);
 #pragma unroll
@@ -137,7 +122,6 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
         }
         else
         {
-            const bool rowsInside = firstRow >= 0 && firstRow + kRows + 2 * R <= p.wholeHeight;
             W acc[kRows][4];
             fillAcc(acc, W(0));
 #pragma unroll
@@ -155,9 +139,6 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
             storeVertical<G::kStride>(acc, vert);
         }
         __syncthreads();
-        if constexpr (Depth == CV_8U)
-            if (y0 + yStep < p.height)
-                loadStripWords8U<kRows, R, kWords>(p, firstRow + yStep, E, vec, Cn, w);
 
         // 2. horizontal: item it = (chunk, row), rows fastest so a quarter warp reads 8 different
         // rows (the row stride is kPad off a multiple of 128 bytes: no bank conflicts).
@@ -202,22 +183,7 @@ void launch(const SeparablePlan& p, const typename TapsFor<typename DepthPolicy<
     optInSharedMemory(fusedTile<Depth, Cn, R>, smem, optedIn);
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
-    const long long columns = (elements + G::kTile - 1) / G::kTile;
-    // 8U blocks walk up to kMaxStrips strips each, loading the next strip under the current one's
-    // horizontal pass: as many strips per block as fills the device once (3 for a 3840x2160 image:
-    // 360 blocks in one wave instead of 1,080 in three), at most kMaxStrips (large images: many
-    // waves of blocks that each pipeline kMaxStrips strips). Other depths: one strip per block.
-    int perBlock = 1;
-    if constexpr (Depth == CV_8U)
-    {
-        constexpr int kMaxStrips = 4;
-        static std::atomic<int> resident[64] = {};
-        const long long slots = residentBlocks(fusedTile<Depth, Cn, R>, kThreads, smem, resident);
-        const long long total = columns * strips;
-        perBlock = static_cast<int>(std::min<long long>(kMaxStrips, std::max<long long>(1, (total + slots - 1) / slots)));
-    }
-    const int rowsOfBlocks = (strips + perBlock - 1) / perBlock;
-    const dim3 grid(static_cast<unsigned>(columns), ::min(rowsOfBlocks, kMaxGridY));
+    const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
     fusedTile<Depth, Cn, R><<<grid, kThreads, smem, stream>>>(p, taps);
 }
 

@@ -296,26 +296,6 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
     mask.fetch_or(bit);
 }
 
-// Blocks of `kernel` (threads, dynamic shared memory `bytes`) resident on the whole current device
-// at once (occupancy per SM x SMs), asked once per device; `cache` is the kernel's own.
-template <class Kernel>
-int residentBlocks(Kernel kernel, int threads, size_t bytes, std::atomic<int> (&cache)[64])
-{
-    int device = 0;
-    CUDAIMAGE_CHECK(cudaGetDevice(&device));
-    std::atomic<int>* slot = device >= 0 && device < 64 ? &cache[device] : nullptr;
-    int blocks = slot ? slot->load(std::memory_order_relaxed) : 0;
-    if (blocks > 0)
-        return blocks;
-    int perSm = 0, sms = 0;
-    CUDAIMAGE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads, bytes));
-    CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    blocks = std::max(1, perSm * sms);
-    if (slot)
-        slot->store(blocks, std::memory_order_relaxed);
-    return blocks;
-}
-
 // ---- host: the launchers' shared dispatch and tap packing -------------------------------------
 
 // f(std::integral_constant<int, Cn>()) for 1 to 4 channels, with the launch checked.

@@ -51,7 +51,9 @@ not meant to run from several threads at once on one processor; such calls run o
   written in place; results may be images itself). Images in page-locked memory (cv::cuda::HostMem,
   or a Mat whose allocator is HostMem::getAllocator()) are uploaded from directly, and results
   elements of the right size and type in page-locked memory are downloaded into directly: no
-  staging copy on the host for them.
+  staging copy on the host for them. An image that is a region of a larger Mat is filtered as an
+  image of its own: only the region is uploaded, so the pixels around it are not read (as with
+  BORDER_ISOLATED; cv::cuda::Filter::apply on a GpuMat region does read them).
 - SyncedMat images (process(std::vector<SyncedMat>&, std::vector<SyncedMat>&)): no staging copy (their
   host memory is page-locked already). An image whose device side is valid on one of the devices is
   processed there; the others go to whichever worker asks first and are moved there with
