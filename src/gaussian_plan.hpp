@@ -53,14 +53,19 @@ inline bool verticalTapsFitByte(int depth, const std::vector<uint32_t>& fixedTap
     return depth != CV_8U || std::all_of(fixedTaps.begin(), fixedTaps.end(), [](uint32_t t) { return t <= 255u; });
 }
 
+/** Smallest radius at which the 8U large-radius kernel uses its tensor-core horizontal pass: measured
+ * faster at radius 30 and 90 (7 % and 18 % on the H200), slower at 15 (6 %), where the FP32 pass is
+ * short and the planes' extra shared-memory traffic costs more than it saves (perf/NOTES.md 14). */
+constexpr int kTensorCoreMinRadius = 30;
+
 /** K chunks (32 window bytes each) of the 8U large-radius kernel's horizontal pass on the tensor
- * cores (src/cuda/gaussian_imma.cuh) for nh zero-padded horizontal taps: enough for the window of
- * 16 outputs, 16 + nh - 1 bytes. 0 where the pass does not apply: not 8U, more than one channel, a
- * horizontal tap above 255, or switched off (OPENCV_CUDAIMAGE_TENSOR_CORES=0); the kernel then runs
- * its FP32 pass (same results). */
-inline int tensorCoreChunks(int depth, int channels, int nh, bool tapsAreBytes, bool enabled)
+ * cores (src/cuda/gaussian_imma.cuh) for radius r and nh zero-padded horizontal taps: enough for
+ * the window of 16 outputs, 16 + nh - 1 bytes. 0 where the pass is not used: not 8U, more than one
+ * channel, r below kTensorCoreMinRadius, a horizontal tap above 255, or switched off
+ * (OPENCV_CUDAIMAGE_TENSOR_CORES=0); the kernel then runs its FP32 pass (same results). */
+inline int tensorCoreChunks(int depth, int channels, int r, int nh, bool tapsAreBytes, bool enabled)
 {
-    if (depth != CV_8U || channels != 1 || !tapsAreBytes || !enabled || nh < 1)
+    if (depth != CV_8U || channels != 1 || r < kTensorCoreMinRadius || !tapsAreBytes || !enabled || nh < 1)
         return 0;
     return (16 + nh - 1 + 31) / 32;
 }

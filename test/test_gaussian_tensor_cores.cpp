@@ -28,23 +28,32 @@ int paddedTaps(int r, int channels)
 TEST(CudaImage_GaussianTensorCores, chunks_cover_the_window_and_fit_the_table)
 {
     const int maxChunks = gs::FusedLargeTapsT<float>::kImmaMaxChunks;
-    for (int r = gs::geometry::LargeTile::kMinR; r <= gs::geometry::LargeTile::kMaxR; r++)
+    const int minR = gs::kTensorCoreMinRadius, maxR = gs::geometry::LargeTile::kMaxR;
+    ASSERT_GE(minR, gs::geometry::LargeTile::kMinR);
+    for (int r = gs::geometry::LargeTile::kMinR; r <= maxR; r++)
     {
         const int nh = paddedTaps(r, 1);
-        const int chunks = gs::tensorCoreChunks(CV_8U, 1, nh, true, true);
+        const int chunks = gs::tensorCoreChunks(CV_8U, 1, r, nh, true, true);
         SCOPED_TRACE(cv::format("radius %d, %d padded taps", r, nh));
+        if (r < minR)
+        {
+            EXPECT_EQ(0, chunks);                     // the FP32 pass measures faster there
+            continue;
+        }
         EXPECT_GE(32 * chunks, 16 + nh - 1);          // 16 outputs' window
         EXPECT_LT(32 * (chunks - 1), 16 + nh - 1);    // and no chunk more
         EXPECT_LE(chunks, maxChunks);                 // the kernel's shared table
     }
-    EXPECT_EQ(maxChunks, gs::tensorCoreChunks(CV_8U, 1, paddedTaps(gs::geometry::LargeTile::kMaxR, 1), true, true));
+    EXPECT_EQ(maxChunks, gs::tensorCoreChunks(CV_8U, 1, maxR, paddedTaps(maxR, 1), true, true));
+    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, minR - 1, paddedTaps(minR - 1, 1), true, true));
+    EXPECT_LT(0, gs::tensorCoreChunks(CV_8U, 1, minR, paddedTaps(minR, 1), true, true));
     // Where it does not apply: the kernel's FP32 pass.
-    const int nh = paddedTaps(30, 1);
-    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, nh, true, false));   // switched off
-    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, nh, false, true));   // a tap above 255
-    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 3, paddedTaps(30, 3), true, true));
+    const int nh = paddedTaps(40, 1);
+    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, 40, nh, true, false));   // switched off
+    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, 40, nh, false, true));   // a tap above 255
+    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 3, 40, paddedTaps(40, 3), true, true));
     for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
-        EXPECT_EQ(0, gs::tensorCoreChunks(depth, 1, nh, true, true));
+        EXPECT_EQ(0, gs::tensorCoreChunks(depth, 1, 40, nh, true, true));
 }
 
 // OPENCV_CUDAIMAGE_TENSOR_CORES for the filters created in one scope (read at creation).
@@ -65,9 +74,10 @@ Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, bool tensorC
     return out;
 }
 
-// Every radius of the large-radius kernel (9..128), on an image two tiles wide at every radius and a
-// sub-matrix of it (unaligned rows: the byte-wise stores), both pass variants, two borders. 8-bit
-// results are bit-exact; a CV_32F destination takes the FP32 pass and is checked too.
+// Every radius of the large-radius kernel (9..128; the tensor-core pass from kTensorCoreMinRadius),
+// on an image two tiles wide at every radius and a sub-matrix of it (unaligned rows: the byte-wise
+// stores), with the pass on and off, two borders. 8-bit results are bit-exact; a CV_32F destination
+// takes the FP32 pass and is checked too.
 TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_pass_on_and_off)
 {
     CUDAIMAGE_REQUIRE_GPU();

@@ -319,7 +319,7 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
         t.valid = centredByteTaps(y.fixed, R, ty);
         // The tensor-core horizontal pass (gaussian_plan.hpp says where it applies).
         const bool tapsAreBytes = std::all_of(x.fixed.begin(), x.fixed.end(), [](uint32_t v) { return v <= 255; });
-        t.f.immaChunks = tensorCoreChunks(depth, channels, t.f.nh, tapsAreBytes, tensorCoresEnabled());
+        t.f.immaChunks = tensorCoreChunks(depth, channels, R, t.f.nh, tapsAreBytes, tensorCoresEnabled());
         CV_Assert(t.f.immaChunks <= FusedLargeTapsT<float>::kImmaMaxChunks);
         for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
             for (int ph = 0; ph < 4; ph++)
