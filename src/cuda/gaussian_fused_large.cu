@@ -11,7 +11,9 @@
 //     tap j - v for output row v read from the zero-padded parameter array.
 //   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
 //     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
-//     chunk, unrolled so that every ring index is a constant (no moves).
+//     chunk, unrolled so that every ring index is a constant (no moves). 8U with one channel from
+//     kTensorCoreMinRadius (gaussian_plan.hpp): on the tensor cores instead, exactly
+//     (gaussian_imma.cuh; the vertical pass then leaves its sums as two byte planes).
 //
 // Taps are one __grid_constant__ parameter (no copy; run-time indices are uniform constant loads).
 // Zero taps pad the ends: `lead` in front of the horizontal taps makes every window start a
