@@ -5,6 +5,8 @@
 //
 //   gaussian_bench [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size 16384] [--quick] [--ours-only]
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
+//   gaussian_bench --sweep [--size N]: 8UC1 by radius, the tensor-core path on and off
+//   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
 //   (--peers: PyTorch and CV-CUDA, from perf/python_peers_bench.py's JSON lines: their times become
 //    two more columns, their exactness against the CPU a second table)
 //
@@ -329,7 +331,7 @@ int main(int argc, char** argv)
 {
     std::string outDir = ".", nppPath, peersPath;
     int side = 16384;
-    bool quick = false, oursOnly = false;
+    bool quick = false, oursOnly = false, sweep = false;
     for (int i = 1; i < argc; i++)
     {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) outDir = argv[++i];
@@ -338,7 +340,8 @@ int main(int argc, char** argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) side = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--ours-only")) oursOnly = true;
-        else { fprintf(stderr, "usage: %s [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size N] [--quick] [--ours-only]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--sweep")) sweep = true;
+        else { fprintf(stderr, "usage: %s [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size N] [--quick] [--ours-only] [--sweep]\n", argv[0]); return 2; }
     }
     PeerResults peerResults;
     if (!peersPath.empty())
@@ -355,6 +358,30 @@ int main(int argc, char** argv)
     cv::cuda::Stream stream;
     cudaStream_t s = cv::cuda::StreamAccessor::getStream(stream);
     Timer timer(s);
+    if (sweep)
+    {
+        const cv::Size size(side, side);
+        const cv::Mat host = randomMat(size, CV_8UC1);
+        cv::cuda::GpuMat src(host), dst(size, CV_8UC1);
+        const size_t vecs = src.step * src.rows / 16;
+        const double copyMs = timer.median([&] { copyKernel<<<132 * 16, 256, 0, s>>>((const uint4*)src.data, (uint4*)dst.data, vecs); }, 20);
+        printf("8UC1 %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
+               side, side, copyMs);
+        for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 30, 45, 60, 90, 128})
+        {
+            double ms[2];
+            for (int on = 1; on >= 0; on--)
+            {
+                setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", on ? "1" : "0", 1);
+                cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, CV_8UC1, cv::Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
+                ms[on] = timer.median([&] { f->apply(src, dst, stream); }, 10);
+            }
+            unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
+            printf("| %d | %.4f | %.1f | %.4f | %.1f |\n", r, ms[1], 100 * copyMs / ms[1], ms[0], 100 * copyMs / ms[0]);
+            fflush(stdout);
+        }
+        return 0;
+    }
     const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4, CV_16UC1, CV_32FC1};
     const double sigmas[] = {1, 2, 5, 10, 30};
     const cv::Size size(side, side);

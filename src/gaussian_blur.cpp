@@ -7,6 +7,7 @@
 #include "gaussian_taps.hpp"
 #include "gaussian_launch.hpp"
 #include "gaussian_plan.hpp"
+#include "gaussian_tensor_taps.hpp"
 #include "device_check.hpp"
 
 namespace cv { namespace cuda {
@@ -146,6 +147,7 @@ public:
         // Every path's taps, on the host (no CUDA call here): choosePath() picks one per call.
         fusedTaps_ = makeFusedTaps(depth, tapsX_, tapsY_);
         fusedLargeTaps_ = makeFusedLargeTaps(depth, CV_MAT_CN(srcType), tapsX_, tapsY_);
+        tensorTaps_ = makeTensorTaps8U(depth, CV_MAT_CN(srcType), tapsX_, tapsY_);
         separableTaps_ = makeSeparableTaps(depth, tapsX_, tapsY_);
         verticalTapsFitByte_ = verticalTapsFitByte(depth, tapsY_.fixed);
     }
@@ -212,6 +214,7 @@ public:
         q.rx = ksize_.width / 2;
         q.ry = ksize_.height / 2;
         q.verticalTapsFitByte = verticalTapsFitByte_;
+        q.tensorCoreTaps = tensorTaps_.valid && CV_MAT_DEPTH(dstType_) == CV_8U;
         q.unitRowOrColumn = unitX || unitY;
         q.dstInSrcAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
         q.sharedMemOptIn = sharedMemOptIn();
@@ -243,6 +246,7 @@ public:
         p.columnBorder = columnBorder_;
         switch (choice.path)
         {
+        case Path::TensorCore: runTensor8U(p, tensorTaps_, choice, s); break;
         case Path::Fused:      runFused(p, fusedTaps_, choice, s); break;
         case Path::FusedLarge: runFusedLarge(p, fusedLargeTaps_, choice, s); break;
         case Path::TwoPass:    runSeparable(p, separableTaps_, unitX, unitY, s); break;
@@ -261,6 +265,7 @@ private:
     // no device memory, needs no lock, and any call (the first too) can be captured in a CUDA graph.
     FusedTaps fusedTaps_;
     FusedLargeTaps fusedLargeTaps_;
+    TensorTaps8U tensorTaps_;
     SeparableTaps separableTaps_;
     detail::DeviceBinding device_;   // the device the filter serves: apply() refuses other devices
 };

@@ -58,6 +58,29 @@ struct LargeTile
     CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return roundUp((r + 4) * cn, 8); }
 };
 
+/** gaussian_tensor8u.cu: 8U, one channel, radius 1..128, both passes on the tensor cores; 256
+ * threads, strips of 32 rows (two 16-row MMA tiles), 1024 columns. The halo covers the radius and
+ * the up to 3 zero taps in front that make every horizontal window start a multiple of 4. Shared
+ * memory (bytes): the vertical sums as two byte planes [kRows][kCols + 16] with 64 bytes of slack
+ * behind, the output bytes [kRows][kCols + 16], and the A fragments of the two Toeplitz tap
+ * matrices (kMaxHChunks horizontal, kMaxVEntries vertical, 512 bytes each). */
+struct TensorTile
+{
+    static constexpr int kThreads = 256;
+    static constexpr int kCols = 1024;
+    static constexpr int kRows = 32;
+    static constexpr int kMinR = 1;
+    static constexpr int kMaxR = 128;
+    static constexpr int kStride = kCols + 16;                      // planes and output rows (bytes)
+    static constexpr int kMaxHChunks = (16 + 3 + 2 * kMaxR + 1 - 1 + 31) / 32;   // 32-byte K chunks, 16 outputs
+    static constexpr int kMaxVEntries = 2 * ((kRows + 2 * kMaxR + 31) / 32);   // 16-row shifts of 32-row chunks
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int /*cn: 1*/) { return roundUp(r + 4, 8); }
+    static constexpr size_t sharedBytes()
+    {
+        return static_cast<size_t>(3 * kRows * kStride + 64 + (kMaxHChunks + kMaxVEntries) * 512);
+    }
+};
+
 /** Output elements per block row (may be zero or negative: no valid tile). */
 template <class Tile>
 CUDAIMAGE_HOST_DEVICE constexpr int tileOutputs(int r, int cn) { return Tile::kCols - 2 * Tile::halo(r, cn); }
@@ -69,7 +92,9 @@ constexpr size_t sharedBytes(int depth)
     return static_cast<size_t>(stripRows(depth)) * static_cast<size_t>(Tile::kCols + kPad) * static_cast<size_t>(workBytes(depth));
 }
 
-static_assert(SmallTile::kCols % 16 == 0 && LargeTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
+static_assert(SmallTile::kCols % 16 == 0 && LargeTile::kCols % 16 == 0 && TensorTile::kCols % 32 == 0,
+              "tiles stay multiples of 16 elements (tensor tile: of a warp's 32 columns)");
+static_assert(tileOutputs<TensorTile>(TensorTile::kMaxR, 1) >= 16, "every tensor-core radius has a tile");
 static_assert(tileOutputs<SmallTile>(SmallTile::kMaxR, 4) >= 16, "every small radius has a tile for 4 channels");
 
 }}}} // namespace cv::cuda::gaussian::geometry

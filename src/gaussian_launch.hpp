@@ -104,10 +104,6 @@ struct FusedLargeTapsT
     int r = 0;     //!< radius (both directions; the shorter kernel is zero-padded)
     int lead = 0;  //!< zero taps in front of h so that the window start is 4-aligned for the channel count
     int nh = 0;    //!< taps in h: lead + 2r+1, rounded up to a multiple of 4 with zeros
-    //! 8U, one channel: K chunks of the tensor-core horizontal pass (src/cuda/gaussian_imma.cuh),
-    //! ceil((16 + nh - 1) / 32); 0: the FP32 pass (other depths and channel counts, or switched off)
-    int immaChunks = 0;
-    static constexpr int kImmaMaxChunks = (16 + 2 * kMaxR + 8 + 31) / 32;
     alignas(16) W h[2 * kMaxR + 8] = {};           //!< horizontal; 8U: fixed point * 2^-16, 16U: * 2^-32
     alignas(16) W v[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< vertical (FMA path): v[kRows + k] = tap k, zeros around
     alignas(16) uint32_t vw[kWordRows][4] = {};    //!< 8U vertical DP4A words: vw[q + 3][ph] byte b = tapY[4q + b - ph]
@@ -126,6 +122,26 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
 /** Large-radius fused path: one kernel, run-time radius, no scratch image. Not in place. `choice`
  * is choosePath()'s (Path::FusedLarge): its tile and shared memory. */
 void runFusedLarge(const SeparablePlan& plan, const FusedLargeTaps& taps, const PathChoice& choice, cudaStream_t stream);
+
+/** Taps of the 8U one-channel tensor-core path (src/cuda/gaussian_tensor8u.cu), a __grid_constant__
+ * kernel parameter: both directions as the CPU's 8-bit fixed-point taps (bytes), centred on the
+ * common radius r = max(rx, ry) and zero-padded. Built by makeTensorTaps8U (gaussian_tensor_taps.hpp). */
+struct TensorTaps8U
+{
+    static constexpr int kMaxR = geometry::TensorTile::kMaxR;
+    bool valid = false;   //!< 8U, one channel, 1 <= r <= kMaxR, every tap a byte, switch on
+    int r = 0;
+    int lead = 0;     //!< zeros in front of h so that r + lead is a multiple of 4 (4-byte window loads)
+    int nh = 0;       //!< taps in h: lead + 2r + 1
+    int hChunks = 0;  //!< 32-byte K chunks of the horizontal pass: ceil((16 + nh - 1) / 32)
+    int vChunks = 0;  //!< 32-row K chunks of the vertical pass: ceil((kRows + 2r) / 32)
+    uint8_t h[2 * kMaxR + 4] = {};   //!< horizontal: h[lead + r + k] = tap k (k = -r..r)
+    uint8_t v[2 * kMaxR + 1] = {};   //!< vertical: v[r + k] = tap k
+};
+
+/** The 8U one-channel tensor-core path: one kernel, both passes as exact integer products on the
+ * tensor cores, no scratch image. Not in place. `choice` is choosePath()'s (Path::TensorCore). */
+void runTensor8U(const SeparablePlan& plan, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream);
 
 /** The fused path's taps for a depth from both directions' taps (gaussian_taps.hpp). Not valid
  * when max(rx, ry) is 0 or above kMaxR, or (8U) a vertical tap does not fit a byte; choosePath()

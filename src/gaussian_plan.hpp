@@ -4,6 +4,7 @@
 // same code as the library (whose internal symbols are hidden).
 //
 //   path        kernel file                       radius R = max(rx, ry)   one launch, no scratch
+//   TensorCore  src/cuda/gaussian_tensor8u.cu     kTensorCoreMinRadius..128, 8U one channel   yes
 //   Fused       src/cuda/gaussian_fused.cu        1 .. 8 (template)        yes
 //   FusedLarge  src/cuda/gaussian_fused_large.cu  9 .. 128 (run time)      yes
 //   TwoPass     src/cuda/gaussian_separable.cu    any, in place            no: a stream-ordered scratch image
@@ -18,11 +19,11 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
-enum class Path { Fused, FusedLarge, TwoPass };
+enum class Path { TensorCore, Fused, FusedLarge, TwoPass };
 
 inline const char* pathName(Path p)
 {
-    return p == Path::Fused ? "fused" : p == Path::FusedLarge ? "fused-large" : "two-pass";
+    return p == Path::TensorCore ? "tensor-core" : p == Path::Fused ? "fused" : p == Path::FusedLarge ? "fused-large" : "two-pass";
 }
 
 /** What the choice depends on. */
@@ -32,6 +33,7 @@ struct PathQuery
     int channels = 1;               //!< 1 to 4
     int rx = 0, ry = 0;             //!< the filter's radii (ksize / 2)
     bool verticalTapsFitByte = true; //!< 8U: every vertical fixed-point tap is at most 255 (verticalTapsFitByte())
+    bool tensorCoreTaps = false;    //!< 8U, one channel, byte taps both ways, switch on (TensorTaps8U::valid), 8-bit dst
     bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
     bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
     size_t sharedMemOptIn = 0;      //!< the device's cudaDevAttrMaxSharedMemoryPerBlockOptin (bytes)
@@ -53,22 +55,9 @@ inline bool verticalTapsFitByte(int depth, const std::vector<uint32_t>& fixedTap
     return depth != CV_8U || std::all_of(fixedTaps.begin(), fixedTaps.end(), [](uint32_t t) { return t <= 255u; });
 }
 
-/** Smallest radius at which the 8U large-radius kernel uses its tensor-core horizontal pass: measured
- * faster at radius 30 and 90 (7 % and 18 % on the H200), slower at 15 (6 %), where the FP32 pass is
- * short and the planes' extra shared-memory traffic costs more than it saves (perf/NOTES.md 14). */
-constexpr int kTensorCoreMinRadius = 30;
-
-/** K chunks (32 window bytes each) of the 8U large-radius kernel's horizontal pass on the tensor
- * cores (src/cuda/gaussian_imma.cuh) for radius r and nh zero-padded horizontal taps: enough for
- * the window of 16 outputs, 16 + nh - 1 bytes. 0 where the pass is not used: not 8U, more than one
- * channel, r below kTensorCoreMinRadius, a horizontal tap above 255, or switched off
- * (OPENCV_CUDAIMAGE_TENSOR_CORES=0); the kernel then runs its FP32 pass (same results). */
-inline int tensorCoreChunks(int depth, int channels, int r, int nh, bool tapsAreBytes, bool enabled)
-{
-    if (depth != CV_8U || channels != 1 || r < kTensorCoreMinRadius || !tapsAreBytes || !enabled || nh < 1)
-        return 0;
-    return (16 + nh - 1 + 31) / 32;
-}
+/** Smallest radius at which an 8U one-channel filter with byte taps takes the tensor-core path
+ * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels. */
+constexpr int kTensorCoreMinRadius = 1;
 
 /** The path for one call. Every rule is a limit of a kernel; the first that applies decides. */
 inline PathChoice choosePath(const PathQuery& q)
@@ -96,6 +85,17 @@ inline PathChoice choosePath(const PathQuery& q)
     if (!q.verticalTapsFitByte && q.depth == CV_8U)
         return twoPass("8U vertical tap above 255 (DP4A multiplies bytes)");
 
+    // 8U, one channel, 8-bit taps and results: both passes as exact byte products on the tensor cores.
+    // Where the device cannot hold its 111 KiB tile (sm_86/89), the CUDA-core kernels below.
+    if (q.tensorCoreTaps && R >= kTensorCoreMinRadius && R <= TensorTile::kMaxR &&
+        TensorTile::sharedBytes() <= q.sharedMemOptIn)
+    {
+        c.tileOutputs = tileOutputs<TensorTile>(R, 1);
+        c.sharedBytes = TensorTile::sharedBytes();
+        c.path = Path::TensorCore;
+        c.reason = "8U one channel, byte taps: tensor cores";
+        return c;
+    }
     if (R <= SmallTile::kMaxR)
     {
         // Radius as a template parameter: 8 instances per depth and channel count; more would

@@ -1,9 +1,10 @@
-// The 8U large-radius kernel's horizontal pass on the tensor cores (src/cuda/gaussian_imma.cuh):
-// where it applies (a pure function: runs without a GPU) and, on the device, that it is bit-exact
-// with CPU cv::GaussianBlur at every radius it serves, with the pass on and switched off.
+// The 8U one-channel tensor-core path (src/cuda/gaussian_tensor8u.cu): its taps and where the path
+// choice takes it (pure host functions: run without a GPU) and, on the device, that it is bit-exact
+// with CPU cv::GaussianBlur at every radius it serves, with the path on and switched off, at every
+// border, on sub-matrices, unaligned destinations and more strips than one grid row holds.
 #include "test_precomp.hpp"
 #include "../src/gaussian_plan.hpp"
-#include "../src/gaussian_launch.hpp"
+#include "../src/gaussian_tensor_taps.hpp"
 
 #include <cstdlib>
 
@@ -14,47 +15,7 @@ using cv::Mat;
 using cv::Size;
 using cv::cuda::GpuMat;
 namespace gs = cv::cuda::gaussian;
-
-// The horizontal taps the large-radius kernel pads to (src/cuda/gaussian_fused_large.cu): `lead`
-// zeros in front so that (r + lead) * channels is a multiple of 4, then a multiple of 4 in all.
-int paddedTaps(int r, int channels)
-{
-    int lead = 0;
-    while (((r + lead) * channels) % 4 != 0)
-        lead++;
-    return (lead + 2 * r + 1 + 3) / 4 * 4;
-}
-
-TEST(CudaImage_GaussianTensorCores, chunks_cover_the_window_and_fit_the_table)
-{
-    const int maxChunks = gs::FusedLargeTapsT<float>::kImmaMaxChunks;
-    const int minR = gs::kTensorCoreMinRadius, maxR = gs::geometry::LargeTile::kMaxR;
-    ASSERT_GE(minR, gs::geometry::LargeTile::kMinR);
-    for (int r = gs::geometry::LargeTile::kMinR; r <= maxR; r++)
-    {
-        const int nh = paddedTaps(r, 1);
-        const int chunks = gs::tensorCoreChunks(CV_8U, 1, r, nh, true, true);
-        SCOPED_TRACE(cv::format("radius %d, %d padded taps", r, nh));
-        if (r < minR)
-        {
-            EXPECT_EQ(0, chunks);                     // the FP32 pass measures faster there
-            continue;
-        }
-        EXPECT_GE(32 * chunks, 16 + nh - 1);          // 16 outputs' window
-        EXPECT_LT(32 * (chunks - 1), 16 + nh - 1);    // and no chunk more
-        EXPECT_LE(chunks, maxChunks);                 // the kernel's shared table
-    }
-    EXPECT_EQ(maxChunks, gs::tensorCoreChunks(CV_8U, 1, maxR, paddedTaps(maxR, 1), true, true));
-    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, minR - 1, paddedTaps(minR - 1, 1), true, true));
-    EXPECT_LT(0, gs::tensorCoreChunks(CV_8U, 1, minR, paddedTaps(minR, 1), true, true));
-    // Where it does not apply: the kernel's FP32 pass.
-    const int nh = paddedTaps(40, 1);
-    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, 40, nh, true, false));   // switched off
-    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 1, 40, nh, false, true));   // a tap above 255
-    EXPECT_EQ(0, gs::tensorCoreChunks(CV_8U, 3, 40, paddedTaps(40, 3), true, true));
-    for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
-        EXPECT_EQ(0, gs::tensorCoreChunks(depth, 1, 40, nh, true, true));
-}
+typedef gs::geometry::TensorTile Tile;
 
 // OPENCV_CUDAIMAGE_TENSOR_CORES for the filters created in one scope (read at creation).
 struct TensorCoresSwitch
@@ -63,54 +24,211 @@ struct TensorCoresSwitch
     ~TensorCoresSwitch() { unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES"); }
 };
 
-Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, bool tensorCores)
+// 2r+1 fixed-point taps, all bytes (their sum does not matter to the packing).
+gs::Taps1D byteTaps(int r, uint32_t centre = 200)
+{
+    gs::Taps1D t;
+    for (int m = 0; m <= 2 * r; m++)
+        t.fixed.push_back(m == r ? centre : 1 + static_cast<uint32_t>(m % 97));
+    t.real.assign(t.fixed.size(), 0.0);
+    return t;
+}
+
+TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_windows)
+{
+    TensorCoresSwitch on(true);
+    for (int R = Tile::kMinR; R <= Tile::kMaxR; R++)
+        for (int rx : {R, R / 2})   // square and wider-than-tall kernels, and the other way round
+        {
+            const gs::Taps1D x = byteTaps(rx), y = byteTaps(R);
+            for (bool swap : {false, true})
+            {
+                const gs::Taps1D& tx = swap ? y : x;
+                const gs::Taps1D& ty = swap ? x : y;
+                const int rX = static_cast<int>(tx.fixed.size()) / 2, rY = static_cast<int>(ty.fixed.size()) / 2;
+                SCOPED_TRACE(cv::format("rx %d, ry %d", rX, rY));
+                const gs::TensorTaps8U t = gs::makeTensorTaps8U(CV_8U, 1, tx, ty);
+                ASSERT_TRUE(t.valid);
+                EXPECT_EQ(R, t.r);
+                EXPECT_EQ(0, (t.r + t.lead) % 4);   // 4-byte window loads
+                EXPECT_LT(t.lead, 4);
+                EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
+                EXPECT_GE(32 * t.hChunks, 16 + t.nh - 1);   // the window of 16 outputs
+                EXPECT_LT(32 * (t.hChunks - 1), 16 + t.nh - 1);
+                EXPECT_LE(t.hChunks, Tile::kMaxHChunks);
+                EXPECT_GE(32 * t.vChunks, Tile::kRows + 2 * R);   // the source rows of a 32-row strip
+                EXPECT_LT(32 * (t.vChunks - 1), Tile::kRows + 2 * R);
+                EXPECT_LE(2 * t.vChunks, Tile::kMaxVEntries);
+                EXPECT_GE(Tile::halo(R, 1), R + t.lead);   // the window's first byte is in the tile's halo
+                for (int k = 0; k < static_cast<int>(sizeof(t.h)); k++)
+                {
+                    const int m = k - t.lead - (R - rX);
+                    EXPECT_EQ(m >= 0 && m <= 2 * rX ? tx.fixed[m] : 0u, t.h[k]) << "h[" << k << "]";
+                }
+                for (int k = 0; k < static_cast<int>(sizeof(t.v)); k++)
+                {
+                    const int m = k - (R - rY);
+                    EXPECT_EQ(m >= 0 && m <= 2 * rY ? ty.fixed[m] : 0u, t.v[k]) << "v[" << k << "]";
+                }
+            }
+        }
+    // The largest radius fills the tables exactly.
+    const gs::TensorTaps8U big = gs::makeTensorTaps8U(CV_8U, 1, byteTaps(Tile::kMaxR), byteTaps(Tile::kMaxR));
+    EXPECT_EQ(Tile::kMaxHChunks, big.hChunks);
+    EXPECT_EQ(Tile::kMaxVEntries, 2 * big.vChunks);
+}
+
+TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
+{
+    const gs::Taps1D ok = byteTaps(5);
+    {
+        TensorCoresSwitch on(true);
+        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(0, 255), byteTaps(0, 255)).valid);   // 1x1
+        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(1), byteTaps(0, 255)).valid);         // 3x1: ry padded
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(1), byteTaps(0, 256)).valid);        // a 1-tap column: 256
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(5, 256), ok).valid);                 // horizontal tap 256
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, byteTaps(5, 256)).valid);                 // vertical tap 256
+        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(Tile::kMaxR), ok).valid);
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(Tile::kMaxR + 1), ok).valid);
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, byteTaps(Tile::kMaxR + 1)).valid);
+        for (int cn : {2, 3, 4})
+            EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, cn, ok, ok).valid);
+        for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
+            EXPECT_FALSE(gs::makeTensorTaps8U(depth, 1, ok, ok).valid);
+    }
+    TensorCoresSwitch off(false);
+    EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
+}
+
+// Where choosePath() takes the path: every radius from kTensorCoreMinRadius to 128 when the taps are
+// valid and the device holds the 111 KiB tile (sm_80, sm_90); otherwise the CUDA-core kernels.
+TEST(CudaImage_GaussianTensorCores, path_choice)
+{
+    auto query = [](int r, bool taps, size_t smem) {
+        gs::PathQuery q;
+        q.depth = CV_8U;
+        q.channels = 1;
+        q.rx = q.ry = r;
+        q.tensorCoreTaps = taps;
+        q.sharedMemOptIn = smem;
+        return q;
+    };
+    const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
+    const size_t tensorBytes = 113728;   // 3 x 32 x 1040 + 64 + (9 + 18) x 512, worked out by hand
+    EXPECT_EQ(tensorBytes, Tile::sharedBytes());
+    for (int r = 1; r <= 130; r++)
+    {
+        SCOPED_TRACE(cv::format("radius %d", r));
+        const gs::Path cudaCores = r <= 8 ? gs::Path::Fused : r <= 128 ? gs::Path::FusedLarge : gs::Path::TwoPass;
+        const bool tensor = r >= gs::kTensorCoreMinRadius && r <= 128;
+        for (size_t smem : {sm90, sm80})
+        {
+            const gs::PathChoice c = gs::choosePath(query(r, true, smem));
+            EXPECT_EQ(tensor ? gs::Path::TensorCore : cudaCores, c.path) << c.reason;
+            if (tensor)
+            {
+                EXPECT_EQ(1024 - 2 * ((r + 4 + 7) / 8 * 8), c.tileOutputs);
+                EXPECT_EQ(tensorBytes, c.sharedBytes);
+            }
+        }
+        EXPECT_EQ(cudaCores, gs::choosePath(query(r, true, sm86)).path);    // the tile does not fit: CUDA cores
+        EXPECT_EQ(cudaCores, gs::choosePath(query(r, false, sm90)).path);   // no valid taps
+    }
+    // The rules before it still decide first.
+    gs::PathQuery inPlace = query(5, true, sm90);
+    inPlace.dstInSrcAllocation = true;
+    EXPECT_EQ(gs::Path::TwoPass, gs::choosePath(inPlace).path);
+    gs::PathQuery unit = query(5, true, sm90);
+    unit.unitRowOrColumn = true;
+    EXPECT_EQ(gs::Path::TwoPass, gs::choosePath(unit).path);
+}
+
+Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, bool tensorCores, GpuMat* dstView = nullptr)
 {
     TensorCoresSwitch sw(tensorCores);
     cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(src.type(), dstType, Size(2 * r + 1, 2 * r + 1), 0, 0, border, border);
-    GpuMat d;
+    GpuMat own;
+    GpuMat& d = dstView ? *dstView : own;
     f->apply(src, d);
     Mat out;
     d.download(out);
     return out;
 }
 
-// Every radius of the large-radius kernel (9..128; the tensor-core pass from kTensorCoreMinRadius),
-// on an image two tiles wide at every radius and a sub-matrix of it (unaligned rows: the byte-wise
-// stores), with the pass on and off, two borders. 8-bit results are bit-exact; a CV_32F destination
-// takes the FP32 pass and is checked too.
-TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_pass_on_and_off)
+// Every radius 1..128 on an image at least two tiles wide and tall enough for strips whose source
+// rows are all inside (the kernel's fast loads) besides the edge strips, and on a sub-matrix of it
+// (unaligned rows: the byte-wise loads and stores), with the path on and off, every border.
+TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_path_on_and_off)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(2026);
-    const Mat parent = randomMat(Size(1700, 45), CV_8UC1, rng);
-    const cv::Rect roiRect(3, 2, 1693, 41);
+    const Mat parent = randomMat(Size(1100, 420), CV_8UC1, rng);
+    const cv::Rect roiRect(3, 2, 1093, 411);
     const GpuMat whole(parent);
     const GpuMat roi = whole(roiRect);
-    for (int r = gs::geometry::LargeTile::kMinR; r <= gs::geometry::LargeTile::kMaxR; r++)
+    const int borders[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT, cv::BORDER_CONSTANT};
+    for (int r = Tile::kMinR; r <= Tile::kMaxR; r++)
     {
-        const int border = r % 2 ? cv::BORDER_REPLICATE : cv::BORDER_REFLECT_101;
+        const int border = borders[r % 4];
         SCOPED_TRACE(cv::format("radius %d, border %d", r, border));
         Mat cpuWhole, cpuRoi;
         cv::GaussianBlur(parent, cpuWhole, Size(2 * r + 1, 2 * r + 1), 0, 0, border);
         cv::GaussianBlur(parent(roiRect).clone(), cpuRoi, Size(2 * r + 1, 2 * r + 1), 0, 0, border | cv::BORDER_ISOLATED);
         for (bool on : {true, false})
         {
-            SCOPED_TRACE(on ? "tensor cores" : "FP32 pass");
+            SCOPED_TRACE(on ? "tensor cores" : "CUDA cores");
             EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, on)));
             EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, on)));
         }
     }
-    // CV_32F destination of an 8U source: unrounded, the FP32 pass whatever the switch says
+}
+
+// A destination that is a sub-matrix at an odd column (no 16-byte stores), BORDER_WRAP (against
+// the reference model, as the CPU rejects it), and a CV_32F destination (unrounded: the CUDA-core
+// kernels whatever the switch says).
+TEST(CudaImage_GaussianTensorCores, unaligned_dst_wrap_and_float_dst)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(7);
+    const Mat src = randomMat(Size(777, 131), CV_8UC1, rng);
+    const GpuMat g(src);
+    for (int r : {1, 3, 8, 9, 30, 90, 128})
+    {
+        SCOPED_TRACE(cv::format("radius %d", r));
+        Mat cpu;
+        cv::GaussianBlur(src, cpu, Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REFLECT_101);
+        GpuMat big(src.rows + 2, src.cols + 5, CV_8UC1, cv::Scalar(7));
+        GpuMat view = big(cv::Rect(3, 1, src.cols, src.rows));
+        EXPECT_EQ(0, countDifferent(cpu, blurOnDevice(g, -1, r, cv::BORDER_REFLECT_101, true, &view)));
+        Mat around;
+        big.download(around);
+        EXPECT_EQ(7, around.at<uchar>(0, 0));
+        EXPECT_EQ(7, around.at<uchar>(around.rows - 1, around.cols - 1));   // nothing written outside the view
+
+        EXPECT_EQ(0, countDifferent(blurOnDevice(g, -1, r, cv::BORDER_WRAP, false), blurOnDevice(g, -1, r, cv::BORDER_WRAP, true)));
+    }
     const int r = 40;
-    Mat cpu32;
-    cv::GaussianBlur(parent, cpu32, Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
-    const Mat gpu32 = blurOnDevice(whole, CV_32F, r, cv::BORDER_REPLICATE, true);
+    Mat cpu8;
+    cv::GaussianBlur(src, cpu8, Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
+    const Mat gpu32 = blurOnDevice(g, CV_32F, r, cv::BORDER_REPLICATE, true);
     ASSERT_EQ(CV_32FC1, gpu32.type());
     int wrong = 0;   // the CPU rounds the same sums half up: floor(s + 1/2)
     for (int y = 0; y < gpu32.rows; y++)
         for (int x = 0; x < gpu32.cols; x++)
-            wrong += cvFloor(gpu32.at<float>(y, x) + 0.5f) != cpu32.at<uchar>(y, x);
+            wrong += cvFloor(gpu32.at<float>(y, x) + 0.5f) != cpu8.at<uchar>(y, x);
     EXPECT_EQ(0, wrong);
+}
+
+// More 32-row strips than one grid column holds (65,535): the kernel's loop over strips.
+TEST(CudaImage_GaussianTensorCores, more_strips_than_the_grid_holds)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(11);
+    const Mat src = randomMat(Size(40, 65536 * 32 + 45), CV_8UC1, rng);
+    Mat cpu;
+    cv::GaussianBlur(src, cpu, Size(11, 11), 0, 0, cv::BORDER_REPLICATE);
+    EXPECT_EQ(0, countDifferent(cpu, blurOnDevice(GpuMat(src), -1, 5, cv::BORDER_REPLICATE, true)));
 }
 
 }} // namespace

@@ -137,6 +137,13 @@ __device__ __forceinline__ void transpose4x4(uint32_t w0, uint32_t w1, uint32_t 
     x[3] = __byte_perm(t1, t3, 0x7632);
 }
 
+// Byte `byteIndex` (0: low, 1: high) of each of four values, as one word (byte c = value c): 3 PRMT.
+__device__ __forceinline__ uint32_t packByte(uint32_t s0, uint32_t s1, uint32_t s2, uint32_t s3, int byteIndex)
+{
+    const uint32_t sel = byteIndex ? 0x0051u : 0x0040u;
+    return __byte_perm(__byte_perm(s0, s1, sel), __byte_perm(s2, s3, sel), 0x5410);
+}
+
 // ---- the vertical pass's accumulators and its results in shared memory --------------------------
 
 // 8U vertical sums start at the float bits of 2^23: a sum below 2^16 lands in the mantissa.
@@ -266,7 +273,7 @@ __device__ __forceinline__ void storeItem<CV_8U, 16, float>(const SeparablePlan&
     {
         const uint32_t b0 = DepthPolicy<CV_8U>::byteOf(acc[4 * q]), b1 = DepthPolicy<CV_8U>::byteOf(acc[4 * q + 1]);
         const uint32_t b2 = DepthPolicy<CV_8U>::byteOf(acc[4 * q + 2]), b3 = DepthPolicy<CV_8U>::byteOf(acc[4 * q + 3]);
-        word[q] = __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+        word[q] = packByte(b0, b1, b2, b3, 0);
     }
     uint8_t* out = rowBytes + e0;
     if (e0 + 16 <= elements && p.dstAligned16)

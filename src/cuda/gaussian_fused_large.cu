@@ -11,9 +11,8 @@
 //     tap j - v for output row v read from the zero-padded parameter array.
 //   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
 //     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
-//     chunk, unrolled so that every ring index is a constant (no moves). 8U with one channel from
-//     kTensorCoreMinRadius (gaussian_plan.hpp): on the tensor cores instead, exactly
-//     (gaussian_imma.cuh; the vertical pass then leaves its sums as two byte planes).
+//     chunk, unrolled so that every ring index is a constant (no moves).
+// (8U with one channel takes gaussian_tensor8u.cu instead where the path choice allows it.)
 //
 // Taps are one __grid_constant__ parameter (no copy; run-time indices are uniform constant loads).
 // Zero taps pad the ends: `lead` in front of the horizontal taps makes every window start a
@@ -22,8 +21,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <vector>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
@@ -32,7 +29,6 @@
 #include "border.hpp"
 #include "gaussian_fused_common.cuh"
 #include "gaussian_tap_packer.cuh"
-#include "gaussian_imma.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -88,17 +84,6 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
     const int tileE0 = blockIdx.x * tile;
     const int E = p.roiX * Cn + tileE0 - halo + 4 * threadIdx.x;
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
-    // 8U, one channel, 8-bit output: the horizontal pass on the tensor cores (gaussian_imma.cuh);
-    // its byte planes, output bytes and tap fragments use the float buffer's memory instead.
-    constexpr bool kImmaCapable = Depth == CV_8U && Cn == 1;
-    bool useImma = false;
-    if constexpr (kImmaCapable)
-    {
-        useImma = taps.immaChunks > 0 && !p.floatOutput;
-        if (useImma)
-            imma::buildTable(taps, reinterpret_cast<uint32_t*>(smemBytes + imma::kTableOffset));
-        // (the vertical pass's barrier below orders the table before its first use)
-    }
 
     for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
     {
@@ -155,10 +140,7 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
                     }
                 }
             }
-            if (kImmaCapable && useImma)
-                imma::storePlanes(acc, smemBytes, smemBytes + imma::kPlaneBytes, kDp4aBias);
-            else
-                storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
+            storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
         }
         else
         {
@@ -188,18 +170,6 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
         const int chunks = tile / G::kItem;
         const int tapChunks = taps.nh / 4;
         const int windowStart = halo - (R + taps.lead) * Cn;   // shared column of window element 0 for chunk 0
-        if constexpr (kImmaCapable)
-            if (useImma)
-            {
-                uint8_t* out = smemBytes + imma::kOutOffset;
-                imma::horizontal(smemBytes, smemBytes + imma::kPlaneBytes,
-                                 reinterpret_cast<const uint32_t*>(smemBytes + imma::kTableOffset), taps.immaChunks,
-                                 windowStart, tile, out);
-                __syncthreads();
-                imma::storeOut(p, out, y0, tileE0, tile);
-                __syncthreads();
-                continue;
-            }
         for (int it = threadIdx.x; it < chunks * kRows; it += kThreads)
         {
             const int v = it % kRows, chunk = it / kRows;
@@ -275,17 +245,6 @@ void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename De
     fusedLargeTile<Depth, Cn><<<grid, kThreads, smem, stream>>>(p, taps);
 }
 
-// OPENCV_CUDAIMAGE_TENSOR_CORES (default on): whether 8U filters made from now on use the
-// tensor-core horizontal pass; off gives the FP32 pass (same results) for comparisons.
-bool tensorCoresEnabled()
-{
-    const char* v = std::getenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
-    if (!v)
-        return true;
-    const std::string s(v);
-    return !(s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no");
-}
-
 // Zero taps in front so that (r + lead) * channels is a multiple of 4.
 int leadFor(int r, int channels)
 {
@@ -319,10 +278,6 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
     {
         std::vector<uint32_t> ty;
         t.valid = centredByteTaps(y.fixed, R, ty);
-        // The tensor-core horizontal pass (gaussian_plan.hpp says where it applies).
-        const bool tapsAreBytes = std::all_of(x.fixed.begin(), x.fixed.end(), [](uint32_t v) { return v <= 255; });
-        t.f.immaChunks = tensorCoreChunks(depth, channels, R, t.f.nh, tapsAreBytes, tensorCoresEnabled());
-        CV_Assert(t.f.immaChunks <= FusedLargeTapsT<float>::kImmaMaxChunks);
         for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
             for (int ph = 0; ph < 4; ph++)
                 t.f.vw[row][ph] = dp4aTapWord(ty, row - 3, ph);

@@ -1,0 +1,63 @@
+// The taps of the 8U one-channel tensor-core path (src/cuda/gaussian_tensor8u.cu) and whether the
+// path can run a filter at all. Host code, header-only, so that test_gaussian_tensor_cores.cpp checks
+// the same rules without a GPU (the library's internal symbols are hidden).
+#ifndef CUDAIMAGE_GAUSSIAN_TENSOR_TAPS_HPP
+#define CUDAIMAGE_GAUSSIAN_TENSOR_TAPS_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+#include "gaussian_launch.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** OPENCV_CUDAIMAGE_TENSOR_CORES (default on): whether 8U filters made from now on may take the
+ * tensor-core path; 0/off/false/no gives the CUDA-core kernels (same results), for comparisons. */
+inline bool tensorCoresEnabled()
+{
+    const char* v = std::getenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
+    if (!v)
+        return true;
+    const std::string s(v);
+    return !(s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no");
+}
+
+/** The fixed-point taps of one direction centred at out[offset + R] (the rest left as it is);
+ * false when one does not fit a byte (a 1-tap or degenerate kernel has a tap of 256). */
+inline bool centredTapBytes(const std::vector<uint32_t>& fixed, int R, int offset, uint8_t* out)
+{
+    const int r = static_cast<int>(fixed.size()) / 2;
+    for (int m = 0; m <= 2 * r; m++)
+    {
+        if (fixed[m] > 255u)
+            return false;
+        out[offset + R - r + m] = static_cast<uint8_t>(fixed[m]);
+    }
+    return true;
+}
+
+/** The tensor-core path's taps; valid only for 8U, one channel, 1 <= max(rx, ry) <= 128, every
+ * fixed-point tap at most 255 in both directions and the switch on (read here, at filter creation).
+ * choosePath() (gaussian_plan.hpp) takes the path only where valid. */
+inline TensorTaps8U makeTensorTaps8U(int depth, int channels, const Taps1D& x, const Taps1D& y)
+{
+    typedef geometry::TensorTile Tile;
+    TensorTaps8U t;
+    const int rx = static_cast<int>(x.fixed.size()) / 2, ry = static_cast<int>(y.fixed.size()) / 2;
+    const int R = std::max(rx, ry);
+    if (depth != CV_8U || channels != 1 || R < Tile::kMinR || R > Tile::kMaxR || !tensorCoresEnabled())
+        return t;
+    t.r = R;
+    t.lead = (4 - R % 4) % 4;
+    t.nh = t.lead + 2 * R + 1;
+    t.hChunks = (16 + t.nh - 1 + 31) / 32;
+    t.vChunks = (Tile::kRows + 2 * R + 31) / 32;
+    t.valid = centredTapBytes(x.fixed, R, t.lead, t.h) && centredTapBytes(y.fixed, R, 0, t.v);
+    return t;
+}
+
+}}} // namespace cv::cuda::gaussian
+
+#endif
