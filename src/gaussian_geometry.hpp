@@ -58,12 +58,12 @@ struct LargeTile
     CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return roundUp((r + 4) * cn, 8); }
 };
 
-/** gaussian_tensor8u.cu: 8U, one channel, radius 1..128, both passes on the tensor cores; 256
- * threads, strips of 32 rows (two 16-row MMA tiles), 1024 columns. The halo covers the radius and
- * the up to 3 zero taps in front that make every horizontal window start a multiple of 4. Shared
- * memory (bytes): the vertical sums as two byte planes [kRows][kCols + 16] with 64 bytes of slack
- * behind, the output bytes [kRows][kCols + 16], and the A fragments of the two Toeplitz tap
- * matrices (kMaxHChunks horizontal, kMaxVEntries vertical, 512 bytes each). */
+/** gaussian_tensor8u.cu: 8U, 1 to 4 channels, radius 1..128, both passes on the tensor cores; 256
+ * threads, strips of 32 rows (two 16-row MMA tiles), 1024 columns (elements). The halo covers the
+ * radius and the up to 3 zero taps in front that make every horizontal window start a multiple of 4
+ * elements, as LargeTile's. Shared memory (bytes): the vertical sums as two byte planes
+ * [kRows][kStride] with 64 bytes of slack behind, the output bytes [kRows][kStride], and the A
+ * fragments of the horizontal and the vertical Toeplitz tap matrices, 512 bytes each. */
 struct TensorTile
 {
     static constexpr int kThreads = 256;
@@ -71,14 +71,25 @@ struct TensorTile
     static constexpr int kRows = 32;
     static constexpr int kMinR = 1;
     static constexpr int kMaxR = 128;
-    static constexpr int kStride = kCols + 16;                      // planes and output rows (bytes)
-    static constexpr int kMaxHChunks = (16 + 3 + 2 * kMaxR + 1 - 1 + 31) / 32;   // 32-byte K chunks, 16 outputs
-    static constexpr int kMaxVEntries = 2 * ((kRows + 2 * kMaxR + 31) / 32);   // 16-row shifts of 32-row chunks
-    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int /*cn: 1*/) { return roundUp(r + 4, 8); }
-    static constexpr size_t sharedBytes()
+    static constexpr int kStride = kCols + 16;   // planes and output rows (bytes)
+    static constexpr int kFixedBytes = 3 * kRows * kStride + 64;
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return roundUp((r + 4) * cn, 8); }
+    /** Zero taps in front of the horizontal taps so that (r + lead) * cn is a multiple of 4. */
+    CUDAIMAGE_HOST_DEVICE static constexpr int lead(int r, int cn) { return (r * cn) % 4 == 0 ? 0 : lead(r + 1, cn) + 1; }
+    /** Horizontal taps with the lead: lead + 2r + 1. */
+    CUDAIMAGE_HOST_DEVICE static constexpr int taps(int r, int cn) { return lead(r, cn) + 2 * r + 1; }
+    /** 32-element K chunks of the horizontal pass: the window of 16 outputs, 16 + cn (taps - 1). */
+    CUDAIMAGE_HOST_DEVICE static constexpr int hChunks(int r, int cn) { return (16 + cn * (taps(r, cn) - 1) + 31) / 32; }
+    /** 32-row K chunks of the vertical pass: the kRows + 2r source rows of a strip. */
+    CUDAIMAGE_HOST_DEVICE static constexpr int vChunks(int r) { return (kRows + 2 * r + 31) / 32; }
+    /** Vertical Toeplitz matrices: one per 16-row shift of a chunk against the strip's two halves. */
+    CUDAIMAGE_HOST_DEVICE static constexpr int vEntries(int r) { return 2 * vChunks(r); }
+    static constexpr size_t sharedBytes(int r, int cn)
     {
-        return static_cast<size_t>(3 * kRows * kStride + 64 + (kMaxHChunks + kMaxVEntries) * 512);
+        return static_cast<size_t>(kFixedBytes + (hChunks(r, cn) + vEntries(r)) * 512);
     }
+    /** The most any radius asks for with cn channels (the kernel opts in for this once). */
+    static constexpr size_t maxSharedBytes(int cn) { return sharedBytes(kMaxR, cn); }
 };
 
 /** Output elements per block row (may be zero or negative: no valid tile). */
@@ -94,7 +105,7 @@ constexpr size_t sharedBytes(int depth)
 
 static_assert(SmallTile::kCols % 16 == 0 && LargeTile::kCols % 16 == 0 && TensorTile::kCols % 32 == 0,
               "tiles stay multiples of 16 elements (tensor tile: of a warp's 32 columns)");
-static_assert(tileOutputs<TensorTile>(TensorTile::kMaxR, 1) >= 16, "every tensor-core radius has a tile");
+static_assert(tileOutputs<TensorTile>(TensorTile::kMaxR, 3) >= 16, "every tensor-core radius has a tile for 1-3 channels");
 static_assert(tileOutputs<SmallTile>(SmallTile::kMaxR, 4) >= 16, "every small radius has a tile for 4 channels");
 
 }}}} // namespace cv::cuda::gaussian::geometry

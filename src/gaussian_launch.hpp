@@ -123,24 +123,25 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
  * is choosePath()'s (Path::FusedLarge): its tile and shared memory. */
 void runFusedLarge(const SeparablePlan& plan, const FusedLargeTaps& taps, const PathChoice& choice, cudaStream_t stream);
 
-/** Taps of the 8U one-channel tensor-core path (src/cuda/gaussian_tensor8u.cu), a __grid_constant__
- * kernel parameter: both directions as the CPU's 8-bit fixed-point taps (bytes), centred on the
- * common radius r = max(rx, ry) and zero-padded. Built by makeTensorTaps8U (gaussian_tensor_taps.hpp). */
+/** Taps of the 8U tensor-core path (src/cuda/gaussian_tensor8u.cu), a __grid_constant__ kernel
+ * parameter: both directions as the CPU's 8-bit fixed-point taps (bytes), centred on the common
+ * radius r = max(rx, ry) and zero-padded. Built by makeTensorTaps8U (gaussian_tensor_taps.hpp). */
 struct TensorTaps8U
 {
     static constexpr int kMaxR = geometry::TensorTile::kMaxR;
-    bool valid = false;   //!< 8U, one channel, 1 <= r <= kMaxR, every tap a byte, switch on
+    bool valid = false;   //!< 8U, 1 to 4 channels, 1 <= r <= kMaxR, every tap a byte, switch on
     int r = 0;
-    int lead = 0;     //!< zeros in front of h so that r + lead is a multiple of 4 (4-byte window loads)
+    int channels = 0;
+    int lead = 0;     //!< zeros in front of h: (r + lead) * channels is a multiple of 4 (TensorTile::lead)
     int nh = 0;       //!< taps in h: lead + 2r + 1
-    int hChunks = 0;  //!< 32-byte K chunks of the horizontal pass: ceil((16 + nh - 1) / 32)
-    int vChunks = 0;  //!< 32-row K chunks of the vertical pass: ceil((kRows + 2r) / 32)
+    int hChunks = 0;  //!< 32-element K chunks of the horizontal pass (TensorTile::hChunks)
+    int vChunks = 0;  //!< 32-row K chunks of the vertical pass (TensorTile::vChunks)
     uint8_t h[2 * kMaxR + 4] = {};   //!< horizontal: h[lead + r + k] = tap k (k = -r..r)
     uint8_t v[2 * kMaxR + 1] = {};   //!< vertical: v[r + k] = tap k
 };
 
-/** The 8U one-channel tensor-core path: one kernel, both passes as exact integer products on the
- * tensor cores, no scratch image. Not in place. `choice` is choosePath()'s (Path::TensorCore). */
+/** The 8U tensor-core path: one kernel, both passes as exact integer products on the tensor cores,
+ * no scratch image. Not in place. `choice` is choosePath()'s (Path::TensorCore). */
 void runTensor8U(const SeparablePlan& plan, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream);
 
 /** The fused path's taps for a depth from both directions' taps (gaussian_taps.hpp). Not valid

@@ -4,7 +4,7 @@
 // same code as the library (whose internal symbols are hidden).
 //
 //   path        kernel file                       radius R = max(rx, ry)   one launch, no scratch
-//   TensorCore  src/cuda/gaussian_tensor8u.cu     kTensorCoreMinRadius..128, 8U one channel   yes
+//   TensorCore  src/cuda/gaussian_tensor8u.cu     kTensorCoreMinRadius..128 (8U)  yes
 //   Fused       src/cuda/gaussian_fused.cu        1 .. 8 (template)        yes
 //   FusedLarge  src/cuda/gaussian_fused_large.cu  9 .. 128 (run time)      yes
 //   TwoPass     src/cuda/gaussian_separable.cu    any, in place            no: a stream-ordered scratch image
@@ -33,7 +33,7 @@ struct PathQuery
     int channels = 1;               //!< 1 to 4
     int rx = 0, ry = 0;             //!< the filter's radii (ksize / 2)
     bool verticalTapsFitByte = true; //!< 8U: every vertical fixed-point tap is at most 255 (verticalTapsFitByte())
-    bool tensorCoreTaps = false;    //!< 8U, one channel, byte taps both ways, switch on (TensorTaps8U::valid), 8-bit dst
+    bool tensorCoreTaps = false;    //!< 8U, byte taps both ways, switch on (TensorTaps8U::valid), 8-bit dst
     bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
     bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
     size_t sharedMemOptIn = 0;      //!< the device's cudaDevAttrMaxSharedMemoryPerBlockOptin (bytes)
@@ -55,7 +55,7 @@ inline bool verticalTapsFitByte(int depth, const std::vector<uint32_t>& fixedTap
     return depth != CV_8U || std::all_of(fixedTaps.begin(), fixedTaps.end(), [](uint32_t t) { return t <= 255u; });
 }
 
-/** Smallest radius at which an 8U one-channel filter with byte taps takes the tensor-core path
+/** Smallest radius at which an 8U filter with byte taps takes the tensor-core path
  * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels. */
 constexpr int kTensorCoreMinRadius = 1;
 
@@ -85,15 +85,17 @@ inline PathChoice choosePath(const PathQuery& q)
     if (!q.verticalTapsFitByte && q.depth == CV_8U)
         return twoPass("8U vertical tap above 255 (DP4A multiplies bytes)");
 
-    // 8U, one channel, 8-bit taps and results: both passes as exact byte products on the tensor cores.
-    // Where the device cannot hold its 111 KiB tile (sm_86/89), the CUDA-core kernels below.
+    // 8U, 8-bit taps and results: both passes as exact byte products on the tensor cores, where the
+    // tile holds an item after its halo (4 channels: radius <= 122) and the device holds the kernel's
+    // largest tile (111-123 KiB by channel count: sm_80, sm_90; not sm_75/86/89): otherwise the
+    // CUDA-core kernels below.
     if (q.tensorCoreTaps && R >= kTensorCoreMinRadius && R <= TensorTile::kMaxR &&
-        TensorTile::sharedBytes() <= q.sharedMemOptIn)
+        tileOutputs<TensorTile>(R, q.channels) >= 16 && TensorTile::maxSharedBytes(q.channels) <= q.sharedMemOptIn)
     {
-        c.tileOutputs = tileOutputs<TensorTile>(R, 1);
-        c.sharedBytes = TensorTile::sharedBytes();
+        c.tileOutputs = tileOutputs<TensorTile>(R, q.channels);
+        c.sharedBytes = TensorTile::sharedBytes(R, q.channels);
         c.path = Path::TensorCore;
-        c.reason = "8U one channel, byte taps: tensor cores";
+        c.reason = "8U, byte taps: tensor cores";
         return c;
     }
     if (R <= SmallTile::kMaxR)

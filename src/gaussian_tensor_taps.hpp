@@ -1,4 +1,4 @@
-// The taps of the 8U one-channel tensor-core path (src/cuda/gaussian_tensor8u.cu) and whether the
+// The taps of the 8U tensor-core path (src/cuda/gaussian_tensor8u.cu) and whether the
 // path can run a filter at all. Host code, header-only, so that test_gaussian_tensor_cores.cpp checks
 // the same rules without a GPU (the library's internal symbols are hidden).
 #ifndef CUDAIMAGE_GAUSSIAN_TENSOR_TAPS_HPP
@@ -38,22 +38,23 @@ inline bool centredTapBytes(const std::vector<uint32_t>& fixed, int R, int offse
     return true;
 }
 
-/** The tensor-core path's taps; valid only for 8U, one channel, 1 <= max(rx, ry) <= 128, every
+/** The tensor-core path's taps; valid only for 8U, 1 to 4 channels, 1 <= max(rx, ry) <= 128, every
  * fixed-point tap at most 255 in both directions and the switch on (read here, at filter creation).
- * choosePath() (gaussian_plan.hpp) takes the path only where valid. */
+ * choosePath() (gaussian_plan.hpp) takes the path only where valid and the tile fits. */
 inline TensorTaps8U makeTensorTaps8U(int depth, int channels, const Taps1D& x, const Taps1D& y)
 {
     typedef geometry::TensorTile Tile;
     TensorTaps8U t;
     const int rx = static_cast<int>(x.fixed.size()) / 2, ry = static_cast<int>(y.fixed.size()) / 2;
     const int R = std::max(rx, ry);
-    if (depth != CV_8U || channels != 1 || R < Tile::kMinR || R > Tile::kMaxR || !tensorCoresEnabled())
+    if (depth != CV_8U || channels < 1 || channels > 4 || R < Tile::kMinR || R > Tile::kMaxR || !tensorCoresEnabled())
         return t;
     t.r = R;
-    t.lead = (4 - R % 4) % 4;
-    t.nh = t.lead + 2 * R + 1;
-    t.hChunks = (16 + t.nh - 1 + 31) / 32;
-    t.vChunks = (Tile::kRows + 2 * R + 31) / 32;
+    t.channels = channels;
+    t.lead = Tile::lead(R, channels);
+    t.nh = Tile::taps(R, channels);
+    t.hChunks = Tile::hChunks(R, channels);
+    t.vChunks = Tile::vChunks(R);
     t.valid = centredTapBytes(x.fixed, R, t.lead, t.h) && centredTapBytes(y.fixed, R, 0, t.v);
     return t;
 }

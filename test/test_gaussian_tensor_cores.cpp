@@ -1,4 +1,4 @@
-// The 8U one-channel tensor-core path (src/cuda/gaussian_tensor8u.cu): its taps and where the path
+// The 8U tensor-core path (src/cuda/gaussian_tensor8u.cu): its taps and where the path
 // choice takes it (pure host functions: run without a GPU) and, on the device, that it is bit-exact
 // with CPU cv::GaussianBlur at every radius it serves, with the path on and switched off, at every
 // border, on sub-matrices, unaligned destinations and more strips than one grid row holds.
@@ -37,45 +37,54 @@ gs::Taps1D byteTaps(int r, uint32_t centre = 200)
 TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_windows)
 {
     TensorCoresSwitch on(true);
-    for (int R = Tile::kMinR; R <= Tile::kMaxR; R++)
-        for (int rx : {R, R / 2})   // square and wider-than-tall kernels, and the other way round
-        {
-            const gs::Taps1D x = byteTaps(rx), y = byteTaps(R);
-            for (bool swap : {false, true})
+    for (int cn = 1; cn <= 4; cn++)
+        for (int R = Tile::kMinR; R <= Tile::kMaxR; R++)
+            for (int rx : {R, R / 2})   // square and wider-than-tall kernels, and the other way round
             {
-                const gs::Taps1D& tx = swap ? y : x;
-                const gs::Taps1D& ty = swap ? x : y;
-                const int rX = static_cast<int>(tx.fixed.size()) / 2, rY = static_cast<int>(ty.fixed.size()) / 2;
-                SCOPED_TRACE(cv::format("rx %d, ry %d", rX, rY));
-                const gs::TensorTaps8U t = gs::makeTensorTaps8U(CV_8U, 1, tx, ty);
-                ASSERT_TRUE(t.valid);
-                EXPECT_EQ(R, t.r);
-                EXPECT_EQ(0, (t.r + t.lead) % 4);   // 4-byte window loads
-                EXPECT_LT(t.lead, 4);
-                EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
-                EXPECT_GE(32 * t.hChunks, 16 + t.nh - 1);   // the window of 16 outputs
-                EXPECT_LT(32 * (t.hChunks - 1), 16 + t.nh - 1);
-                EXPECT_LE(t.hChunks, Tile::kMaxHChunks);
-                EXPECT_GE(32 * t.vChunks, Tile::kRows + 2 * R);   // the source rows of a 32-row strip
-                EXPECT_LT(32 * (t.vChunks - 1), Tile::kRows + 2 * R);
-                EXPECT_LE(2 * t.vChunks, Tile::kMaxVEntries);
-                EXPECT_GE(Tile::halo(R, 1), R + t.lead);   // the window's first byte is in the tile's halo
-                for (int k = 0; k < static_cast<int>(sizeof(t.h)); k++)
+                const gs::Taps1D x = byteTaps(rx), y = byteTaps(R);
+                for (bool swap : {false, true})
                 {
-                    const int m = k - t.lead - (R - rX);
-                    EXPECT_EQ(m >= 0 && m <= 2 * rX ? tx.fixed[m] : 0u, t.h[k]) << "h[" << k << "]";
-                }
-                for (int k = 0; k < static_cast<int>(sizeof(t.v)); k++)
-                {
-                    const int m = k - (R - rY);
-                    EXPECT_EQ(m >= 0 && m <= 2 * rY ? ty.fixed[m] : 0u, t.v[k]) << "v[" << k << "]";
+                    const gs::Taps1D& tx = swap ? y : x;
+                    const gs::Taps1D& ty = swap ? x : y;
+                    const int rX = static_cast<int>(tx.fixed.size()) / 2, rY = static_cast<int>(ty.fixed.size()) / 2;
+                    SCOPED_TRACE(cv::format("%d channels, rx %d, ry %d", cn, rX, rY));
+                    const gs::TensorTaps8U t = gs::makeTensorTaps8U(CV_8U, cn, tx, ty);
+                    ASSERT_TRUE(t.valid);
+                    EXPECT_EQ(R, t.r);
+                    EXPECT_EQ(cn, t.channels);
+                    EXPECT_EQ(0, (t.r + t.lead) * cn % 4);   // 4-byte window loads
+                    EXPECT_LT(t.lead, 4);
+                    EXPECT_TRUE(t.lead == 0 || (t.r + t.lead - 1) * cn % 4 != 0);   // the smallest such lead
+                    EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
+                    const int window = 16 + cn * (t.nh - 1);   // elements 16 outputs read
+                    EXPECT_GE(32 * t.hChunks, window);
+                    EXPECT_LT(32 * (t.hChunks - 1), window);
+                    EXPECT_GE(32 * t.vChunks, Tile::kRows + 2 * R);   // the source rows of a 32-row strip
+                    EXPECT_LT(32 * (t.vChunks - 1), Tile::kRows + 2 * R);
+                    EXPECT_LE(Tile::sharedBytes(R, cn), Tile::maxSharedBytes(cn));
+                    EXPECT_GE(Tile::halo(R, cn), (R + t.lead) * cn);   // the window's first element is in the halo
+                    EXPECT_EQ(0, Tile::halo(R, cn) % 8);
+                    for (int k = 0; k < static_cast<int>(sizeof(t.h)); k++)
+                    {
+                        const int m = k - t.lead - (R - rX);
+                        EXPECT_EQ(m >= 0 && m <= 2 * rX ? tx.fixed[m] : 0u, t.h[k]) << "h[" << k << "]";
+                    }
+                    for (int k = 0; k < static_cast<int>(sizeof(t.v)); k++)
+                    {
+                        const int m = k - (R - rY);
+                        EXPECT_EQ(m >= 0 && m <= 2 * rY ? ty.fixed[m] : 0u, t.v[k]) << "v[" << k << "]";
+                    }
                 }
             }
-        }
-    // The largest radius fills the tables exactly.
-    const gs::TensorTaps8U big = gs::makeTensorTaps8U(CV_8U, 1, byteTaps(Tile::kMaxR), byteTaps(Tile::kMaxR));
-    EXPECT_EQ(Tile::kMaxHChunks, big.hChunks);
-    EXPECT_EQ(Tile::kMaxVEntries, 2 * big.vChunks);
+    // By hand: one channel at radius 128 (lead 0, 257 taps): ceil((16 + 256) / 32) = 9 horizontal
+    // chunks, ceil((32 + 256) / 32) = 9 vertical ones; 4 channels (lead 0): ceil((16 + 1024) / 32) = 33.
+    EXPECT_EQ(9, Tile::hChunks(128, 1));
+    EXPECT_EQ(9, Tile::vChunks(128));
+    EXPECT_EQ(33, Tile::hChunks(128, 4));
+    EXPECT_EQ(3, Tile::lead(5, 1));   // 5 + 3 = 8
+    EXPECT_EQ(1, Tile::lead(5, 2));   // (5 + 1) * 2 = 12
+    EXPECT_EQ(3, Tile::lead(5, 3));   // (5 + 3) * 3 = 24
+    EXPECT_EQ(0, Tile::lead(5, 4));
 }
 
 TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
@@ -93,7 +102,8 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
         EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(Tile::kMaxR + 1), ok).valid);
         EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, byteTaps(Tile::kMaxR + 1)).valid);
         for (int cn : {2, 3, 4})
-            EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, cn, ok, ok).valid);
+            EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, cn, ok, ok).valid);
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 5, ok, ok).valid);
         for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
             EXPECT_FALSE(gs::makeTensorTaps8U(depth, 1, ok, ok).valid);
     }
@@ -101,45 +111,50 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
     EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
 }
 
-// Where choosePath() takes the path: every radius from kTensorCoreMinRadius to 128 when the taps are
-// valid and the device holds the 111 KiB tile (sm_80, sm_90); otherwise the CUDA-core kernels.
+// Where choosePath() takes the path: every radius from kTensorCoreMinRadius to 128 (4 channels: 122)
+// when the taps are valid and the device holds the kernel's largest tile (sm_80, sm_90); otherwise
+// the CUDA-core kernels.
 TEST(CudaImage_GaussianTensorCores, path_choice)
 {
-    auto query = [](int r, bool taps, size_t smem) {
+    auto query = [](int r, int cn, bool taps, size_t smem) {
         gs::PathQuery q;
         q.depth = CV_8U;
-        q.channels = 1;
+        q.channels = cn;
         q.rx = q.ry = r;
         q.tensorCoreTaps = taps;
         q.sharedMemOptIn = smem;
         return q;
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
-    const size_t tensorBytes = 113728;   // 3 x 32 x 1040 + 64 + (9 + 18) x 512, worked out by hand
-    EXPECT_EQ(tensorBytes, Tile::sharedBytes());
-    for (int r = 1; r <= 130; r++)
-    {
-        SCOPED_TRACE(cv::format("radius %d", r));
-        const gs::Path cudaCores = r <= 8 ? gs::Path::Fused : r <= 128 ? gs::Path::FusedLarge : gs::Path::TwoPass;
-        const bool tensor = r >= gs::kTensorCoreMinRadius && r <= 128;
-        for (size_t smem : {sm90, sm80})
+    // By hand: 3 x 32 x 1040 + 64 = 99,904 fixed bytes, plus 512 per Toeplitz matrix.
+    EXPECT_EQ(size_t(99904 + (9 + 18) * 512), Tile::maxSharedBytes(1));    // 113,728
+    EXPECT_EQ(size_t(99904 + (33 + 18) * 512), Tile::maxSharedBytes(4));   // 126,016
+    EXPECT_EQ(size_t(99904 + (1 + 4) * 512), Tile::sharedBytes(6, 1));     // sigma 2: 1 + 2 x 2 matrices
+    for (int cn = 1; cn <= 4; cn++)
+        for (int r = 1; r <= 130; r++)
         {
-            const gs::PathChoice c = gs::choosePath(query(r, true, smem));
-            EXPECT_EQ(tensor ? gs::Path::TensorCore : cudaCores, c.path) << c.reason;
-            if (tensor)
+            SCOPED_TRACE(cv::format("%d channels, radius %d", cn, r));
+            const int lastLarge = cn == 4 ? 122 : 128;   // the large CUDA-core kernel's and this kernel's tile limit
+            const gs::Path cudaCores = r <= 8 ? gs::Path::Fused : r <= lastLarge ? gs::Path::FusedLarge : gs::Path::TwoPass;
+            const bool tensor = r >= gs::kTensorCoreMinRadius && r <= lastLarge;
+            for (size_t smem : {sm90, sm80})
             {
-                EXPECT_EQ(1024 - 2 * ((r + 4 + 7) / 8 * 8), c.tileOutputs);
-                EXPECT_EQ(tensorBytes, c.sharedBytes);
+                const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem));
+                EXPECT_EQ(tensor ? gs::Path::TensorCore : cudaCores, c.path) << c.reason;
+                if (tensor)
+                {
+                    EXPECT_EQ(1024 - 2 * (((r + 4) * cn + 7) / 8 * 8), c.tileOutputs);
+                    EXPECT_EQ(Tile::sharedBytes(r, cn), c.sharedBytes);
+                }
             }
+            EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm86)).path);    // the tile does not fit
+            EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90)).path);   // no valid taps
         }
-        EXPECT_EQ(cudaCores, gs::choosePath(query(r, true, sm86)).path);    // the tile does not fit: CUDA cores
-        EXPECT_EQ(cudaCores, gs::choosePath(query(r, false, sm90)).path);   // no valid taps
-    }
     // The rules before it still decide first.
-    gs::PathQuery inPlace = query(5, true, sm90);
+    gs::PathQuery inPlace = query(5, 1, true, sm90);
     inPlace.dstInSrcAllocation = true;
     EXPECT_EQ(gs::Path::TwoPass, gs::choosePath(inPlace).path);
-    gs::PathQuery unit = query(5, true, sm90);
+    gs::PathQuery unit = query(5, 1, true, sm90);
     unit.unitRowOrColumn = true;
     EXPECT_EQ(gs::Path::TwoPass, gs::choosePath(unit).path);
 }
@@ -180,6 +195,36 @@ TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_path_on_an
             SCOPED_TRACE(on ? "tensor cores" : "CUDA cores");
             EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, on)));
             EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, on)));
+        }
+    }
+}
+
+// 2, 3 and 4 channels at every radius where the path's choice or geometry changes (the small and
+// large CUDA-core kernels' boundary 8/9, the 4-channel tile limit 122, the largest radius) and a
+// spread between, with the path on and off, on a sub-matrix too.
+TEST(CudaImage_GaussianTensorCores, channels_match_cpu_with_the_path_on_and_off)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(2027);
+    for (int cn = 2; cn <= 4; cn++)
+    {
+        const Mat parent = randomMat(Size(700, 300), CV_8UC(cn), rng);
+        const cv::Rect roiRect(1, 3, 695, 290);
+        const GpuMat whole(parent);
+        const GpuMat roi = whole(roiRect);
+        for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17, 24, 31, 45, 64, 90, 121, 122, 123, 128})
+        {
+            const int border = r % 2 ? cv::BORDER_REPLICATE : cv::BORDER_REFLECT_101;
+            SCOPED_TRACE(cv::format("%d channels, radius %d, border %d", cn, r, border));
+            Mat cpuWhole, cpuRoi;
+            cv::GaussianBlur(parent, cpuWhole, Size(2 * r + 1, 2 * r + 1), 0, 0, border);
+            cv::GaussianBlur(parent(roiRect).clone(), cpuRoi, Size(2 * r + 1, 2 * r + 1), 0, 0, border | cv::BORDER_ISOLATED);
+            for (bool on : {true, false})
+            {
+                SCOPED_TRACE(on ? "tensor cores" : "CUDA cores");
+                EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, on)));
+                EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, on)));
+            }
         }
     }
 }

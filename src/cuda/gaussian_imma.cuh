@@ -28,16 +28,16 @@ typedef geometry::TensorTile Tile;
 // [kRows][kStride] (a stride 16 bytes off a multiple of 128: the 8 rows x 4 words of a B fragment
 // hit 32 different banks), 64 bytes of slack for the last chunk's reads past the last column (they
 // meet zero taps), the output bytes [kRows][kStride] (the same stride: the byte stores of 4 rows of
-// a fragment fall in different banks), and the A fragments, 512 bytes per matrix (32 lanes x 4 words).
+// a fragment fall in different banks), then the A fragments, 512 bytes per matrix (32 lanes x 4
+// words): the horizontal matrices, then the vertical ones.
 constexpr int kRows = Tile::kRows;
 constexpr int kStride = Tile::kStride;
 constexpr int kPlaneBytes = kRows * kStride;
 constexpr int kOutOffset = 2 * kPlaneBytes + 64;
 constexpr int kTableOffset = kOutOffset + kRows * kStride;
 constexpr int kFragmentWords = 32 * 4;
-constexpr int kSharedBytes = kTableOffset + (Tile::kMaxHChunks + Tile::kMaxVEntries) * kFragmentWords * 4;
 static_assert(kStride % 128 == 16, "conflict-free B fragment loads");
-static_assert(static_cast<size_t>(kSharedBytes) == Tile::sharedBytes(), "the path choice's shared memory is this layout's");
+static_assert(kTableOffset == Tile::kFixedBytes && kFragmentWords * 4 == 512, "the path choice's shared memory is this layout's");
 
 __device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, uint32_t b1)
 {
@@ -46,10 +46,13 @@ __device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, 
         : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
 }
 
-// A fragments of `entries` Toeplitz matrices: entry e has A[i][kk] = taps[step e + offset + kk - i],
-// zero outside [0, n). Word q of lane (g, t) holds row g (+8 for odd q) and columns 4t..4t+3 (+16
-// for q >= 2), byte b = column + b: the m16n8k32 A layout. The whole block builds them.
-__device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int entries, int step, int offset, uint32_t* table)
+// A fragments of `entries` Toeplitz matrices for a line of interleaved elements, `stride` apart per
+// tap (the channel count; 1 for columns): entry e has A[i][kk] = taps[k / stride] where k = step e +
+// offset + kk - i is a multiple of stride and k / stride in [0, n), else zero. Word q of lane (g, t)
+// holds row g (+8 for odd q) and columns 4t..4t+3 (+16 for q >= 2), byte b = column + b: the
+// m16n8k32 A layout. The whole block builds them.
+__device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int stride, int entries, int step, int offset,
+                                              uint32_t* table)
 {
     for (int i = threadIdx.x; i < entries * kFragmentWords; i += blockDim.x)
     {
@@ -59,8 +62,8 @@ __device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int en
         for (int b = 0; b < 4; b++)
         {
             const int k = step * e + offset + col0 + b - row;
-            if (k >= 0 && k < n)
-                w |= static_cast<uint32_t>(taps[k]) << (8 * b);
+            if (k >= 0 && k % stride == 0 && k / stride < n)
+                w |= static_cast<uint32_t>(taps[k / stride]) << (8 * b);
         }
         table[i] = w;
     }
@@ -83,18 +86,17 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
         const int o0 = (task / kGroups) * 16, n = task % kGroups;
         const int base = (n * 8 + g) * kStride + windowStart + o0 + 4 * t;
         int dh[4] = {0, 0, 0, 0}, dl[4] = {0, 0, 0, 0};
-#pragma unroll
-        for (int c = 0; c < Tile::kMaxHChunks; c++)
-            if (c < chunks)
-            {
-                const uint32_t h0 = *reinterpret_cast<const uint32_t*>(hi + base + 32 * c);
-                const uint32_t h1 = *reinterpret_cast<const uint32_t*>(hi + base + 32 * c + 16);
-                const uint32_t l0 = *reinterpret_cast<const uint32_t*>(lo + base + 32 * c);
-                const uint32_t l1 = *reinterpret_cast<const uint32_t*>(lo + base + 32 * c + 16);
-                const uint4 a = aTable[c * 32];
-                mmaU8(dh, a, h0, h1);
-                mmaU8(dl, a, l0, l1);
-            }
+#pragma unroll 4
+        for (int c = 0; c < chunks; c++)
+        {
+            const uint32_t h0 = *reinterpret_cast<const uint32_t*>(hi + base + 32 * c);
+            const uint32_t h1 = *reinterpret_cast<const uint32_t*>(hi + base + 32 * c + 16);
+            const uint32_t l0 = *reinterpret_cast<const uint32_t*>(lo + base + 32 * c);
+            const uint32_t l1 = *reinterpret_cast<const uint32_t*>(lo + base + 32 * c + 16);
+            const uint4 a = aTable[c * 32];
+            mmaU8(dh, a, h0, h1);
+            mmaU8(dl, a, l0, l1);
+        }
         // d[0], d[1]: output o0 + g of rows 2t, 2t + 1 (of the 8); d[2], d[3]: output o0 + g + 8
 #pragma unroll
         for (int q = 0; q < 4; q++)
@@ -109,7 +111,7 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
 // 16-byte store where the row allows it).
 __device__ __forceinline__ void storeOut(const SeparablePlan& p, const uint8_t* out, int y0, int tileE0, int tile)
 {
-    const int elements = p.width;   // one channel
+    const int elements = p.width * p.channels;
     const int items = (tile / 16) * kRows;
     for (int it = threadIdx.x; it < items; it += blockDim.x)
     {

@@ -1,21 +1,23 @@
-// The 8U one-channel Gaussian blur with both passes on the tensor cores (radius 1..128; where the
-// path choice, gaussian_plan.hpp, takes it): one kernel, no scratch image, bit-exact with CPU
+// The 8U Gaussian blur (1 to 4 channels, radius 1..128; where the path choice, gaussian_plan.hpp,
+// takes it) with both passes on the tensor cores: one kernel, no scratch image, bit-exact with CPU
 // cv::GaussianBlur. The CPU's arithmetic is integer (8-bit pixels times 8-fraction-bit taps, the
 // 16-bit sums times taps again, rounded once), so any order of the same integer products gives its
 // result; here they are byte products with s32 sums on the tensor cores (gaussian_imma.cuh).
 //
-//   one block: a strip of 32 output rows x (1024 - 2 halo) output columns, 256 threads;
-//   vertical: a warp takes 32 columns at a time; per 32 source rows (one K chunk) each lane loads
-//     4 + 4 words (rows 4t..4t+3 and 16+4t..16+4t+3 of columns 4g..4g+3), transposes them into the
-//     B fragments of 4 MMAs (one per column phase c: column n of the fragment is image column 4n + c)
-//     and multiplies them by the Toeplitz matrices of both 16-row halves of the strip. The sums
-//     (< 2^16) go to shared memory as a high and a low byte plane, 8 consecutive columns per store;
-//   horizontal: warps take 16 outputs x 8 rows, 2 MMAs per 32-byte K chunk (gaussian_imma.cuh);
-//   the rounded bytes leave through a shared output tile in 16-byte stores.
+//   one block: a strip of 32 output rows x (1024 - 2 halo) output elements, 256 threads;
+//   vertical (channels do not matter: columns are elements): a warp takes 32 columns at a time; per
+//     32 source rows (one K chunk) each lane loads 4 + 4 words (rows 4t..4t+3 and 16+4t..16+4t+3 of
+//     columns 4g..4g+3), transposes them into the B fragments of 4 MMAs (one per column phase c:
+//     column n of the fragment is column 4n + c) and multiplies them by the Toeplitz matrices of both
+//     16-row halves of the strip; the next chunk's words are loaded before this chunk's MMAs. The
+//     sums (< 2^16) go to shared memory as a high and a low byte plane, 8 columns per store;
+//   horizontal: warps take 16 outputs x 8 rows, 2 MMAs per 32-element K chunk against a Toeplitz
+//     matrix whose taps lie Cn elements apart (gaussian_imma.cuh); the rounded bytes leave through a
+//     shared output tile in 16-byte stores.
 //
-// Per output at radius R: vertical ceil((32 + 2R) / 32) / 16 MMAs, horizontal 2 ceil((15 + nh) / 32)
-// / 128 (nh = lead + 2R + 1): sigma 30 (R 90) about 0.45 + 0.11 MMAs per output, against ~45 DP4A +
-// ~190 FP32 instructions in the CUDA-core kernels (perf/NOTES.md section 16).
+// IMMAs per output at radius R: vertical vChunks / 128, horizontal 2 hChunks / 128 (TensorTile):
+// sigma 30 (R 90), one channel, (7 + 14) / 128 = 0.16, against ~45 DP4A and ~190 FP32 instructions in
+// the CUDA-core kernels (perf/NOTES.md section 16).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -35,12 +37,13 @@ constexpr int kWarps = Tile::kThreads / 32;
 constexpr int kRows = Tile::kRows;
 static_assert(kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk per step");
 
-// One warp's 32 columns (group `grp` of the block's 1024) of a strip: vertical sums into the planes.
+// One warp's 32 columns (group `grp` of the block's 1024 elements) of a strip: vertical sums into the planes.
+template <int Cn>
 __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const TensorTaps8U& taps, const uint4* vTable,
                                               int firstRow, bool rowsInside, int E, int grp, uint8_t* hi, uint8_t* lo)
 {
     const int lane = threadIdx.x & 31, t = lane & 3;
-    const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= p.wholeWidth;
+    const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= p.wholeWidth * Cn;
     const bool fast = vec && rowsInside;
     const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
     int d[2][4][4];   // [16-row half][column phase c][fragment]
@@ -95,7 +98,7 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
             uint32_t w[8];
 #pragma unroll
             for (int i = 0; i < 8; i++)
-                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, rowOf(q, i)), E, vec, 1, p.wholeWidth, p.rowBorder);
+                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, rowOf(q, i)), E, vec, Cn, p.wholeWidth, p.rowBorder);
             multiply(q, w);
         }
     }
@@ -118,6 +121,7 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
         }
 }
 
+template <int Cn>
 __global__ void __launch_bounds__(Tile::kThreads, 2)
 gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U taps)
 {
@@ -129,13 +133,13 @@ gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U tap
     uint32_t* vTable = hTable + taps.hChunks * imma::kFragmentWords;
 
     const int R = taps.r;
-    const int halo = Tile::halo(R, 1);
+    const int halo = Tile::halo(R, Cn);
     const int tile = Tile::kCols - 2 * halo;   // output columns per block (a multiple of 16)
     const int tileE0 = blockIdx.x * tile;
     const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
-    // Horizontal: entry c = chunk c. Vertical: entry e = 16-row shift e - 1 (2 vChunks entries).
-    imma::buildToeplitz(taps.h, taps.nh, taps.hChunks, 32, 0, hTable);
-    imma::buildToeplitz(taps.v, 2 * R + 1, 2 * taps.vChunks, 16, -16, vTable);
+    // Horizontal: entry c = chunk c, taps Cn elements apart. Vertical: entry e = 16-row shift e - 1.
+    imma::buildToeplitz(taps.h, taps.nh, Cn, taps.hChunks, 32, 0, hTable);
+    imma::buildToeplitz(taps.v, 2 * R + 1, 1, 2 * taps.vChunks, 16, -16, vTable);
     __syncthreads();
 
     for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
@@ -143,32 +147,40 @@ gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U tap
         const int firstRow = p.roiY + y0 - R;
         const bool rowsInside = firstRow >= 0 && firstRow + 32 * taps.vChunks <= p.wholeHeight;
         for (int grp = warp; grp < Tile::kCols / 32; grp += kWarps)
-            verticalGroup(p, taps, reinterpret_cast<const uint4*>(vTable), firstRow, rowsInside,
-                          p.roiX + tileE0 - halo + 32 * grp + 4 * g, grp, hi, lo);
+            verticalGroup<Cn>(p, taps, reinterpret_cast<const uint4*>(vTable), firstRow, rowsInside,
+                              p.roiX * Cn + tileE0 - halo + 32 * grp + 4 * g, grp, hi, lo);
         __syncthreads();
         // (the planes are free again once every warp passed this barrier and the next)
-        imma::horizontal(hi, lo, hTable, taps.hChunks, halo - (R + taps.lead), tile, out);
+        imma::horizontal(hi, lo, hTable, taps.hChunks, halo - (R + taps.lead) * Cn, tile, out);
         __syncthreads();
         imma::storeOut(p, out, y0, tileE0, tile);
     }
+}
+
+template <int Cn>
+void launchTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
+{
+    static std::atomic<uint64_t> optedIn{0};
+    // Opted in once for the largest tile this kernel can ask for (choosePath() checked that the
+    // device holds it); each launch asks for its radius's own.
+    optInSharedMemory(gaussianTensor8U<Cn>, Tile::maxSharedBytes(Cn), optedIn);
+    const long long elements = static_cast<long long>(p.width) * Cn;
+    const int strips = (p.height + kRows - 1) / kRows;
+    const dim3 grid(static_cast<unsigned>((elements + choice.tileOutputs - 1) / choice.tileOutputs), ::min(strips, kMaxGridY));
+    gaussianTensor8U<Cn><<<grid, Tile::kThreads, choice.sharedBytes, stream>>>(p, taps);
 }
 
 } // namespace
 
 void runTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    // choosePath() picked this path: taps built for its radius, one channel, 8-bit output.
+    // choosePath() picked this path: taps built for its radius and channel count, 8-bit output.
     CV_Assert(choice.path == Path::TensorCore && taps.valid && taps.r == choice.radius && p.depth == CV_8U &&
-              p.channels == 1 && !p.floatOutput && choice.tileOutputs == geometry::tileOutputs<Tile>(taps.r, 1) &&
-              choice.sharedBytes == static_cast<size_t>(imma::kSharedBytes) &&
-              taps.hChunks <= Tile::kMaxHChunks && 2 * taps.vChunks <= Tile::kMaxVEntries);
-    static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(gaussianTensor8U, imma::kSharedBytes, optedIn);
-    const int strips = (p.height + kRows - 1) / kRows;
-    const dim3 grid(static_cast<unsigned>((p.width + choice.tileOutputs - 1) / choice.tileOutputs), ::min(strips, kMaxGridY));
-    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
-    gaussianTensor8U<<<grid, Tile::kThreads, imma::kSharedBytes, stream>>>(p, taps);
-    CUDAIMAGE_CHECK(cudaGetLastError());
+              taps.channels == p.channels && !p.floatOutput &&
+              choice.tileOutputs == geometry::tileOutputs<Tile>(taps.r, p.channels) && choice.tileOutputs >= 16 &&
+              choice.sharedBytes == Tile::sharedBytes(taps.r, p.channels) &&
+              taps.hChunks == Tile::hChunks(taps.r, p.channels) && taps.vChunks == Tile::vChunks(taps.r));
+    forChannels(p.channels, [&](auto cn) { launchTensor8U<decltype(cn)::value>(p, taps, choice, stream); });
 }
 
 }}} // namespace cv::cuda::gaussian
