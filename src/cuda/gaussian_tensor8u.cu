@@ -72,23 +72,34 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
     };
     if (fast)
     {
-        // Interior strips: chunk q + 1's words are loaded before chunk q's products (latency hidden
-        // behind the MMAs rather than waited for at the top of every chunk).
-        uint32_t w[8];
+        // Interior strips: the next chunk's words are loaded before this chunk's products (latency
+        // behind the MMAs, not waited for at the top of every chunk), two register sets in turn;
+        // one pointer per B row, advanced 32 rows per chunk (no 64-bit multiply per load).
+        const unsigned char* row[8];
 #pragma unroll
         for (int i = 0; i < 8; i++)
-            w[i] = __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(rowOf(0, i)) * static_cast<ptrdiff_t>(p.srcStep)));
-        for (int q = 0; q < taps.vChunks; q++)
+            row[i] = base + static_cast<ptrdiff_t>(rowOf(0, i)) * static_cast<ptrdiff_t>(p.srcStep);
+        const ptrdiff_t chunkStep = 32 * static_cast<ptrdiff_t>(p.srcStep);
+        auto load = [&](uint32_t (&w)[8]) {
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+            {
+                w[i] = __ldg(reinterpret_cast<const uint32_t*>(row[i]));
+                row[i] += chunkStep;
+            }
+        };
+        uint32_t w0[8], w1[8];
+        load(w0);
+        for (int q = 0; q < taps.vChunks; q += 2)
         {
-            uint32_t next[8];
-            const int qn = q + 1 < taps.vChunks ? q + 1 : q;   // the last chunk reloads its own rows (cached)
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-                next[i] = __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(rowOf(qn, i)) * static_cast<ptrdiff_t>(p.srcStep)));
-            multiply(q, w);
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-                w[i] = next[i];
+            if (q + 1 < taps.vChunks)
+                load(w1);
+            multiply(q, w0);
+            if (q + 1 >= taps.vChunks)
+                break;
+            if (q + 2 < taps.vChunks)
+                load(w0);
+            multiply(q + 1, w1);
         }
     }
     else
