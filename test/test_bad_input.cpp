@@ -338,9 +338,10 @@ TEST(CudaImage_BadInput, synced_prefetch_of_uninitialised)
 TEST(CudaImage_BadInput, transfer_stats_reason_out_of_range)
 {
     TransferStats st;
-    expectError([&] { st.count(-1); }, kAnyCode, {"reason must be a TransferStats::Reason"});
-    expectError([&] { st.bytesFor(TransferStats::REASON_COUNT); }, kAnyCode, {"reason must be a TransferStats::Reason"});
-    expectError([&] { TransferStats::reasonName(99); }, kAnyCode, {"reason must be a TransferStats::Reason"});
+    // StsError, as the header documents: the CV_Check macros' code
+    expectError([&] { st.count(-1); }, cv::Error::StsError, {"reason must be a TransferStats::Reason"});
+    expectError([&] { st.bytesFor(TransferStats::REASON_COUNT); }, cv::Error::StsError, {"reason must be a TransferStats::Reason"});
+    expectError([&] { TransferStats::reasonName(99); }, cv::Error::StsError, {"reason must be a TransferStats::Reason"});
 }
 
 //////////////////////////////////////////////////////////////////////////////////////////////

@@ -56,10 +56,10 @@ struct CV_EXPORTS_W_SIMPLE TransferStats
     size_t bytes[REASON_COUNT];
 
     /** @brief Number of transfers caused by @p reason (a TransferStats::Reason).
-    @param reason Reason; an out-of-range value throws cv::Exception (StsOutOfRange). */
+    @param reason Reason; an out-of-range value throws cv::Exception (StsError, from CV_Check). */
     CV_WRAP int count(int reason) const;
     /** @brief Bytes moved by transfers caused by @p reason (a TransferStats::Reason).
-    @param reason Reason; an out-of-range value throws cv::Exception (StsOutOfRange). */
+    @param reason Reason; an out-of-range value throws cv::Exception (StsError, from CV_Check). */
     CV_WRAP size_t bytesFor(int reason) const;
     /** @brief The name of a reason, e.g. "READ_DEVICE" (for logs and test messages). */
     CV_WRAP static String reasonName(int reason);
