@@ -367,6 +367,7 @@ int main(int argc, char** argv)
         const double copyMs = timer.median([&] { copyKernel<<<132 * 16, 256, 0, s>>>((const uint4*)src.data, (uint4*)dst.data, vecs); }, 20);
         printf("8UC1 %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
                side, side, copyMs);
+        fflush(stdout);
         for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 30, 45, 60, 90, 128})
         {
             double ms[2];

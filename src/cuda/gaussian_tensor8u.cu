@@ -44,7 +44,9 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
 {
     const int lane = threadIdx.x & 31, t = lane & 3;
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= p.wholeWidth * Cn;
-    const bool fast = vec && rowsInside;
+    // The MMAs below are warp-wide (mma.sync.aligned): every lane of the warp must take the same
+    // branch, so the fast loads serve a warp only when all its lanes may use them.
+    const bool fast = __all_sync(0xffffffffu, vec && rowsInside);
     const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
     int d[2][4][4];   // [16-row half][column phase c][fragment]
 #pragma unroll
