@@ -56,8 +56,12 @@ inline bool verticalTapsFitByte(int depth, const std::vector<uint32_t>& fixedTap
 }
 
 /** Smallest radius at which an 8U filter with byte taps takes the tensor-core path
- * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels. */
-constexpr int kTensorCoreMinRadius = 1;
+ * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels: where it measured faster
+ * (H200, 16384^2, session 8, perf/NOTES.md section 16): 8UC1 at every radius 9..128 (0.80 against
+ * 1.00 ms at 9, 2.08 against 5.25 ms at 90), 8UC3/8UC4 at sigma 5, 10 and 30; slower at radius 1..8,
+ * where the small CUDA-core kernel takes 0.28-0.47 ms and this one ~0.75 ms. So it replaces the
+ * large-radius CUDA-core kernel for 8U with byte taps and leaves the small one in place. */
+constexpr int kTensorCoreMinRadius = geometry::LargeTile::kMinR;
 
 /** The path for one call. Every rule is a limit of a kernel; the first that applies decides. */
 inline PathChoice choosePath(const PathQuery& q)
