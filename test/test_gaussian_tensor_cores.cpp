@@ -171,9 +171,10 @@ Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, bool tensorC
     return out;
 }
 
-// Every radius 1..128 on an image at least two tiles wide and tall enough for strips whose source
-// rows are all inside (the kernel's fast loads) besides the edge strips, and on a sub-matrix of it
-// (unaligned rows: the byte-wise loads and stores), with the path on and off, every border.
+// Every radius 1..128 (the path from kTensorCoreMinRadius; below it both runs take the CUDA-core
+// kernel) on an image at least two tiles wide and tall enough for strips whose source rows are all
+// inside (the kernel's fast loads) besides the edge strips, and on a sub-matrix of it (unaligned
+// rows: the byte-wise loads and stores), with the path on and off, every border.
 TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_path_on_and_off)
 {
     CUDAIMAGE_REQUIRE_GPU();
