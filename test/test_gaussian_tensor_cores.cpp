@@ -171,6 +171,23 @@ Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, bool tensorC
     return out;
 }
 
+// The image and its sub-matrix `roiRect` (BORDER_ISOLATED) blurred at radius r on the device, with
+// the path on and off, each bit-identical to CPU cv::GaussianBlur.
+void expectOnAndOffMatchCpu(const Mat& parent, const cv::Rect& roiRect, int r, int border)
+{
+    const GpuMat whole(parent);
+    const GpuMat roi = whole(roiRect);
+    Mat cpuWhole, cpuRoi;
+    cv::GaussianBlur(parent, cpuWhole, Size(2 * r + 1, 2 * r + 1), 0, 0, border);
+    cv::GaussianBlur(parent(roiRect).clone(), cpuRoi, Size(2 * r + 1, 2 * r + 1), 0, 0, border | cv::BORDER_ISOLATED);
+    for (bool on : {true, false})
+    {
+        SCOPED_TRACE(on ? "tensor cores" : "CUDA cores");
+        EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, on)));
+        EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, on)));
+    }
+}
+
 // Every radius 1..128 (the path from kTensorCoreMinRadius; below it both runs take the CUDA-core
 // kernel) on an image at least two tiles wide and tall enough for strips whose source rows are all
 // inside (the kernel's fast loads) besides the edge strips, and on a sub-matrix of it (unaligned
@@ -181,22 +198,12 @@ TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_path_on_an
     cv::RNG rng(2026);
     const Mat parent = randomMat(Size(1100, 420), CV_8UC1, rng);
     const cv::Rect roiRect(3, 2, 1093, 411);
-    const GpuMat whole(parent);
-    const GpuMat roi = whole(roiRect);
     const int borders[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT, cv::BORDER_CONSTANT};
     for (int r = Tile::kMinR; r <= Tile::kMaxR; r++)
     {
         const int border = borders[r % 4];
         SCOPED_TRACE(cv::format("radius %d, border %d", r, border));
-        Mat cpuWhole, cpuRoi;
-        cv::GaussianBlur(parent, cpuWhole, Size(2 * r + 1, 2 * r + 1), 0, 0, border);
-        cv::GaussianBlur(parent(roiRect).clone(), cpuRoi, Size(2 * r + 1, 2 * r + 1), 0, 0, border | cv::BORDER_ISOLATED);
-        for (bool on : {true, false})
-        {
-            SCOPED_TRACE(on ? "tensor cores" : "CUDA cores");
-            EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, on)));
-            EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, on)));
-        }
+        expectOnAndOffMatchCpu(parent, roiRect, r, border);
     }
 }
 
@@ -211,21 +218,11 @@ TEST(CudaImage_GaussianTensorCores, channels_match_cpu_with_the_path_on_and_off)
     {
         const Mat parent = randomMat(Size(700, 300), CV_8UC(cn), rng);
         const cv::Rect roiRect(1, 3, 695, 290);
-        const GpuMat whole(parent);
-        const GpuMat roi = whole(roiRect);
         for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17, 24, 31, 45, 64, 90, 121, 122, 123, 128})
         {
             const int border = r % 2 ? cv::BORDER_REPLICATE : cv::BORDER_REFLECT_101;
             SCOPED_TRACE(cv::format("%d channels, radius %d, border %d", cn, r, border));
-            Mat cpuWhole, cpuRoi;
-            cv::GaussianBlur(parent, cpuWhole, Size(2 * r + 1, 2 * r + 1), 0, 0, border);
-            cv::GaussianBlur(parent(roiRect).clone(), cpuRoi, Size(2 * r + 1, 2 * r + 1), 0, 0, border | cv::BORDER_ISOLATED);
-            for (bool on : {true, false})
-            {
-                SCOPED_TRACE(on ? "tensor cores" : "CUDA cores");
-                EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, on)));
-                EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, on)));
-            }
+            expectOnAndOffMatchCpu(parent, roiRect, r, border);
         }
     }
 }
