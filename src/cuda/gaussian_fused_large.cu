@@ -12,7 +12,7 @@
 //   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
 //     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
 //     chunk, unrolled so that every ring index is a constant (no moves).
-// (8U with one channel takes gaussian_tensor8u.cu instead where the path choice allows it.)
+// (8U with byte taps takes gaussian_tensor8u.cu instead, where the path choice allows it.)
 //
 // Taps are one __grid_constant__ parameter (no copy; run-time indices are uniform constant loads).
 // Zero taps pad the ends: `lead` in front of the horizontal taps makes every window start a
