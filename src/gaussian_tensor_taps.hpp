@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 #include "gaussian_launch.hpp"
+#include "gaussian_taps.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -22,20 +23,6 @@ inline bool tensorCoresEnabled()
         return true;
     const std::string s(v);
     return !(s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no");
-}
-
-/** The fixed-point taps of one direction centred at out[offset + R] (the rest left as it is);
- * false when one does not fit a byte (a 1-tap or degenerate kernel has a tap of 256). */
-inline bool centredTapBytes(const std::vector<uint32_t>& fixed, int R, int offset, uint8_t* out)
-{
-    const int r = static_cast<int>(fixed.size()) / 2;
-    for (int m = 0; m <= 2 * r; m++)
-    {
-        if (fixed[m] > 255u)
-            return false;
-        out[offset + R - r + m] = static_cast<uint8_t>(fixed[m]);
-    }
-    return true;
 }
 
 /** The tensor-core path's taps; valid only for 8U, 1 to 4 channels, 1 <= max(rx, ry) <= 128, every
@@ -55,7 +42,10 @@ inline TensorTaps8U makeTensorTaps8U(int depth, int channels, const Taps1D& x, c
     t.nh = Tile::taps(R, channels);
     t.hChunks = Tile::hChunks(R, channels);
     t.vChunks = Tile::vChunks(R);
-    t.valid = centredTapBytes(x.fixed, R, t.lead, t.h) && centredTapBytes(y.fixed, R, 0, t.v);
+    std::vector<uint32_t> cx, cy;
+    t.valid = centredByteTaps(x.fixed, R, cx) && centredByteTaps(y.fixed, R, cy);
+    std::copy(cx.begin(), cx.end(), t.h + t.lead);   // bytes: every tap checked above (or invalid)
+    std::copy(cy.begin(), cy.end(), t.v);
     return t;
 }
 

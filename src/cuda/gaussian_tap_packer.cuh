@@ -44,21 +44,6 @@ void packCentred(const Taps1D& t, TapUse use, int R, T* out)
         out[R - r + m] = static_cast<T>(tapValue<Depth>(t, m, use));
 }
 
-/** 8U vertical taps (fixed point) centred in 2R+1 slots, zero outside; false when one does not fit
- * a byte (a 1-tap or degenerate kernel has a tap of 256), which rules DP4A out. */
-inline bool centredByteTaps(const std::vector<uint32_t>& fixed, int R, std::vector<uint32_t>& out)
-{
-    const int r = static_cast<int>(fixed.size()) / 2;
-    out.assign(2 * R + 1, 0);
-    bool fits = true;
-    for (int m = 0; m <= 2 * r; m++)
-    {
-        out[R - r + m] = fixed[m];
-        fits = fits && fixed[m] <= 255;
-    }
-    return fits;
-}
-
 /** DP4A tap word q of phase ph: byte b is taps[4q + b - ph] (zero outside the 2R+1 taps). */
 inline uint32_t dp4aTapWord(const std::vector<uint32_t>& taps, int q, int ph)
 {
