@@ -5,7 +5,7 @@
 //
 //   gaussian_bench [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size 16384] [--quick] [--ours-only]
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
-//   gaussian_bench --sweep [--size N]: 8UC1 by radius, the tensor-core path on and off
+//   gaussian_bench --sweep [--size N]: 8UC1 by radius (N^2 and 3840x2160), the tensor-core path at every radius and off
 //   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
 //   (--peers: PyTorch and CV-CUDA, from perf/python_peers_bench.py's JSON lines: their times become
 //    two more columns, their exactness against the CPU a second table)
@@ -360,26 +360,34 @@ int main(int argc, char** argv)
     Timer timer(s);
     if (sweep)
     {
-        const cv::Size size(side, side);
-        const cv::Mat host = randomMat(size, CV_8UC1);
-        cv::cuda::GpuMat src(host), dst(size, CV_8UC1);
-        const size_t vecs = src.step * src.rows / 16;
-        const double copyMs = timer.median([&] { copyKernel<<<132 * 16, 256, 0, s>>>((const uint4*)src.data, (uint4*)dst.data, vecs); }, 20);
-        printf("8UC1 %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
-               side, side, copyMs);
-        fflush(stdout);
-        for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 30, 45, 60, 90, 128})
+        // 8UC1 by radius with the tensor-core path at every radius ("all") and off ("0"), then
+        // 3840x2160 the same way; the default path's choice (kTensorCoreMinRadius) follows from it.
+        const cv::Size sizes[] = {cv::Size(side, side), cv::Size(3840, 2160)};
+        for (const cv::Size& size : sizes)
         {
-            double ms[2];
-            for (int on = 1; on >= 0; on--)
-            {
-                setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", on ? "1" : "0", 1);
-                cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, CV_8UC1, cv::Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
-                ms[on] = timer.median([&] { f->apply(src, dst, stream); }, 10);
-            }
-            unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
-            printf("| %d | %.4f | %.1f | %.4f | %.1f |\n", r, ms[1], 100 * copyMs / ms[1], ms[0], 100 * copyMs / ms[0]);
+            const cv::Mat host = randomMat(size, CV_8UC1);
+            cv::cuda::GpuMat src(host), dst(size, CV_8UC1);
+            const size_t vecs = src.step * src.rows / 16;
+            const double copyMs = timer.median([&] { copyKernel<<<132 * 16, 256, 0, s>>>((const uint4*)src.data, (uint4*)dst.data, vecs); }, 20);
+            printf("\n8UC1 %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
+                   size.width, size.height, copyMs);
             fflush(stdout);
+            const bool small = size.area() < side * side;
+            for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 24, 25, 30, 45, 60, 90, 128})
+            {
+                if (small && r > 15)
+                    break;
+                double ms[2];
+                for (int on = 1; on >= 0; on--)
+                {
+                    setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", on ? "all" : "0", 1);
+                    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, CV_8UC1, cv::Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
+                    ms[on] = timer.median([&] { f->apply(src, dst, stream); }, small ? 50 : 10);
+                }
+                unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
+                printf("| %d | %.4f | %.1f | %.4f | %.1f |\n", r, ms[1], 100 * copyMs / ms[1], ms[0], 100 * copyMs / ms[0]);
+                fflush(stdout);
+            }
         }
         return 0;
     }

@@ -88,23 +88,36 @@ void checkBorder(const char* name, int passed)
                    name, passed));
 }
 
-// The current device's opt-in shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin),
-// which bounds the fused kernels' tiles: 64 KiB on sm_75, 99 KiB on sm_86/89, 163 KiB on sm_80,
-// 227 KiB on sm_90. Queried once per device.
-size_t sharedMemOptIn()
+// An attribute of the current device, queried once per device (`cache`: one slot per device, 0 =
+// not queried yet): the path choice's inputs cost no CUDA call per apply() but cudaGetDevice.
+int cachedDeviceAttribute(cudaDeviceAttr attribute, std::atomic<int> (&cache)[64])
 {
     int device = 0;
     CUDAIMAGE_CHECK(cudaGetDevice(&device));
-    static std::atomic<int> cached[64] = {};   // 0: not queried yet
-    std::atomic<int>* slot = device >= 0 && device < 64 ? &cached[device] : nullptr;
-    int bytes = slot ? slot->load(std::memory_order_relaxed) : 0;
-    if (bytes == 0)
+    std::atomic<int>* slot = device >= 0 && device < 64 ? &cache[device] : nullptr;
+    int value = slot ? slot->load(std::memory_order_relaxed) : 0;
+    if (value == 0)
     {
-        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
         if (slot)
-            slot->store(bytes, std::memory_order_relaxed);
+            slot->store(value, std::memory_order_relaxed);
     }
-    return static_cast<size_t>(bytes);
+    return value;
+}
+
+// The opt-in shared memory per block, which bounds the fused kernels' tiles: 64 KiB on sm_75,
+// 99 KiB on sm_86/89, 163 KiB on sm_80, 227 KiB on sm_90.
+size_t sharedMemOptIn()
+{
+    static std::atomic<int> cache[64] = {};
+    return static_cast<size_t>(cachedDeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, cache));
+}
+
+// The SMs, which size the tensor-core kernel's grid (132 on the H100/H200 SXM).
+int multiprocessorCount()
+{
+    static std::atomic<int> cache[64] = {};
+    return cachedDeviceAttribute(cudaDevAttrMultiProcessorCount, cache);
 }
 
 // Byte range [first, last) that a matrix view touches.
@@ -215,9 +228,11 @@ public:
         q.ry = ksize_.height / 2;
         q.verticalTapsFitByte = verticalTapsFitByte_;
         q.tensorCoreTaps = tensorTaps_.valid && CV_MAT_DEPTH(dstType_) == CV_8U;
+        q.tensorCoreAnyRadius = tensorTaps_.anyRadius;
         q.unitRowOrColumn = unitX || unitY;
         q.dstInSrcAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
         q.sharedMemOptIn = sharedMemOptIn();
+        q.multiprocessors = multiprocessorCount();
         const PathChoice choice = choosePath(q);
 
         SeparablePlan p;

@@ -59,11 +59,13 @@ struct LargeTile
 };
 
 /** gaussian_tensor8u.cu: 8U, 1 to 4 channels, radius 1..128, both passes on the tensor cores; 256
- * threads, strips of 32 rows (two 16-row MMA tiles), 1024 columns (elements). The halo covers the
+ * threads, strips of 32 rows (two 16-row MMA halves), 1024 columns (elements). The halo covers the
  * radius and the up to 3 zero taps in front that make every horizontal window start a multiple of 4
- * elements, as LargeTile's. Shared memory (bytes): the vertical sums as two byte planes
- * [kRows][kStride] with 64 bytes of slack behind, the output bytes [kRows][kStride], and the A
- * fragments of the horizontal and the vertical Toeplitz tap matrices, 512 bytes each. */
+ * elements, as LargeTile's, rounded up to 32 elements where the tile keeps room for an item (every
+ * block's loads and stores then start on a 32-byte sector; 4 channels above radius 116: 8).
+ * Shared memory (bytes): the vertical sums as two byte planes [kRows][kPlaneStride] with 64 bytes
+ * of slack behind, the output bytes [kRows][kStride], and the A fragments of the horizontal and
+ * the vertical Toeplitz tap matrices, 512 bytes each. */
 struct TensorTile
 {
     static constexpr int kThreads = 256;
@@ -71,22 +73,28 @@ struct TensorTile
     static constexpr int kRows = 32;
     static constexpr int kMinR = 1;
     static constexpr int kMaxR = 128;
-    static constexpr int kStride = kCols + 16;   // planes and output rows (bytes)
-    static constexpr int kFixedBytes = 3 * kRows * kStride + 64;
-    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return roundUp((r + 4) * cn, 8); }
+    static constexpr int kPlaneStride = kCols + 32;  // plane rows (bytes; swizzled, gaussian_imma.cuh)
+    static constexpr int kStride = kCols + 16;       // output rows (bytes)
+    static constexpr int kFixedBytes = 2 * kRows * kPlaneStride + 64 + kRows * kStride;
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn)
+    {
+        return kCols - 2 * roundUp((r + 4) * cn, 32) >= 16 ? roundUp((r + 4) * cn, 32) : roundUp((r + 4) * cn, 8);
+    }
     /** Zero taps in front of the horizontal taps so that (r + lead) * cn is a multiple of 4. */
     CUDAIMAGE_HOST_DEVICE static constexpr int lead(int r, int cn) { return (r * cn) % 4 == 0 ? 0 : lead(r + 1, cn) + 1; }
     /** Horizontal taps with the lead: lead + 2r + 1. */
     CUDAIMAGE_HOST_DEVICE static constexpr int taps(int r, int cn) { return lead(r, cn) + 2 * r + 1; }
     /** 32-element K chunks of the horizontal pass: the window of 16 outputs, 16 + cn (taps - 1). */
     CUDAIMAGE_HOST_DEVICE static constexpr int hChunks(int r, int cn) { return (16 + cn * (taps(r, cn) - 1) + 31) / 32; }
-    /** 32-row K chunks of the vertical pass: the kRows + 2r source rows of a strip. */
-    CUDAIMAGE_HOST_DEVICE static constexpr int vChunks(int r) { return (kRows + 2 * r + 31) / 32; }
-    /** Vertical Toeplitz matrices: one per 16-row shift of a chunk against the strip's two halves. */
-    CUDAIMAGE_HOST_DEVICE static constexpr int vEntries(int r) { return 2 * vChunks(r); }
+    /** 32-row K chunks of the vertical pass per 16-row half: its 16 + 2r source rows. The halves
+     * start 16 rows apart, so a strip reads 32 vChunks + 16 source rows in 16-row blocks, each block
+     * shared by both halves. */
+    CUDAIMAGE_HOST_DEVICE static constexpr int vChunks(int r) { return (16 + 2 * r + 31) / 32; }
+    /** Source rows a strip reads (the last block's rows past 32 + 2r meet zero taps). */
+    CUDAIMAGE_HOST_DEVICE static constexpr int sourceRows(int r) { return 32 * vChunks(r) + 16; }
     static constexpr size_t sharedBytes(int r, int cn)
     {
-        return static_cast<size_t>(kFixedBytes + (hChunks(r, cn) + vEntries(r)) * 512);
+        return static_cast<size_t>(kFixedBytes + (hChunks(r, cn) + vChunks(r)) * 512);
     }
     /** The most any radius asks for with cn channels (the kernel opts in for this once). */
     static constexpr size_t maxSharedBytes(int cn) { return sharedBytes(kMaxR, cn); }

@@ -130,12 +130,13 @@ struct TensorTaps8U
 {
     static constexpr int kMaxR = geometry::TensorTile::kMaxR;
     bool valid = false;   //!< 8U, 1 to 4 channels, 1 <= r <= kMaxR, every tap a byte, switch on
+    bool anyRadius = false; //!< the switch says `all`: the path from radius 1, not only where it measured faster
     int r = 0;
     int channels = 0;
     int lead = 0;     //!< zeros in front of h: (r + lead) * channels is a multiple of 4 (TensorTile::lead)
     int nh = 0;       //!< taps in h: lead + 2r + 1
     int hChunks = 0;  //!< 32-element K chunks of the horizontal pass (TensorTile::hChunks)
-    int vChunks = 0;  //!< 32-row K chunks of the vertical pass (TensorTile::vChunks)
+    int vChunks = 0;  //!< 32-row K chunks of each 16-row half of the vertical pass (TensorTile::vChunks)
     uint8_t h[2 * kMaxR + 4] = {};   //!< horizontal: h[lead + r + k] = tap k (k = -r..r)
     uint8_t v[2 * kMaxR + 1] = {};   //!< vertical: v[r + k] = tap k
 };

@@ -34,9 +34,11 @@ struct PathQuery
     int rx = 0, ry = 0;             //!< the filter's radii (ksize / 2)
     bool verticalTapsFitByte = true; //!< 8U: every vertical fixed-point tap is at most 255 (verticalTapsFitByte())
     bool tensorCoreTaps = false;    //!< 8U, byte taps both ways, switch on (TensorTaps8U::valid), 8-bit dst
+    bool tensorCoreAnyRadius = false; //!< OPENCV_CUDAIMAGE_TENSOR_CORES=all: the tensor cores from radius 1 (comparisons)
     bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
     bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
     size_t sharedMemOptIn = 0;      //!< the device's cudaDevAttrMaxSharedMemoryPerBlockOptin (bytes)
+    int multiprocessors = 0;        //!< the device's SMs (0: unknown)
 };
 
 /** The decision, with the geometry the fused launchers use. */
@@ -46,6 +48,7 @@ struct PathChoice
     int radius = 0;           //!< R = max(rx, ry)
     int tileOutputs = 0;      //!< fused paths: output elements per block row
     size_t sharedBytes = 0;   //!< fused paths: dynamic shared memory per block
+    int residentBlocks = 0;   //!< tensor-core path: blocks the grid holds (its blocks take strips in turn); 0: one per strip
     const char* reason = "";  //!< the rule that decided
 };
 
@@ -93,11 +96,15 @@ inline PathChoice choosePath(const PathQuery& q)
     // tile holds an item after its halo (4 channels: radius <= 122) and the device holds the kernel's
     // largest tile (111-123 KiB by channel count: sm_80, sm_90; not sm_75/86/89): otherwise the
     // CUDA-core kernels below.
-    if (q.tensorCoreTaps && R >= kTensorCoreMinRadius && R <= TensorTile::kMaxR &&
-        tileOutputs<TensorTile>(R, q.channels) >= 16 && TensorTile::maxSharedBytes(q.channels) <= q.sharedMemOptIn)
+    if (q.tensorCoreTaps && R >= (q.tensorCoreAnyRadius ? TensorTile::kMinR : kTensorCoreMinRadius) &&
+        R <= TensorTile::kMaxR && tileOutputs<TensorTile>(R, q.channels) >= 16 &&
+        TensorTile::maxSharedBytes(q.channels) <= q.sharedMemOptIn)
     {
         c.tileOutputs = tileOutputs<TensorTile>(R, q.channels);
         c.sharedBytes = TensorTile::sharedBytes(R, q.channels);
+        // Two blocks per SM (the kernel's launch bounds; one where its shared memory allows only
+        // one, then two rounds of equal size).
+        c.residentBlocks = 2 * q.multiprocessors;
         c.path = Path::TensorCore;
         c.reason = "8U, byte taps: tensor cores";
         return c;

@@ -14,15 +14,20 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
-/** OPENCV_CUDAIMAGE_TENSOR_CORES (default on): whether 8U filters made from now on may take the
- * tensor-core path; 0/off/false/no gives the CUDA-core kernels (same results), for comparisons. */
-inline bool tensorCoresEnabled()
+/** OPENCV_CUDAIMAGE_TENSOR_CORES, read at filter creation: unset, 1/on/true/yes: the tensor-core
+ * path where it measured faster (gaussian_plan.hpp, kTensorCoreMinRadius); 0/off/false/no: never
+ * (the CUDA-core kernels, same results); all: at every radius it can take (for comparisons). */
+enum class TensorCoreMode { Off, Auto, All };
+
+inline TensorCoreMode tensorCoreMode()
 {
     const char* v = std::getenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
     if (!v)
-        return true;
+        return TensorCoreMode::Auto;
     const std::string s(v);
-    return !(s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no");
+    if (s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no")
+        return TensorCoreMode::Off;
+    return s == "all" || s == "ALL" ? TensorCoreMode::All : TensorCoreMode::Auto;
 }
 
 /** The tensor-core path's taps; valid only for 8U, 1 to 4 channels, 1 <= max(rx, ry) <= 128, every
@@ -34,8 +39,10 @@ inline TensorTaps8U makeTensorTaps8U(int depth, int channels, const Taps1D& x, c
     TensorTaps8U t;
     const int rx = static_cast<int>(x.fixed.size()) / 2, ry = static_cast<int>(y.fixed.size()) / 2;
     const int R = std::max(rx, ry);
-    if (depth != CV_8U || channels < 1 || channels > 4 || R < Tile::kMinR || R > Tile::kMaxR || !tensorCoresEnabled())
+    const TensorCoreMode mode = tensorCoreMode();
+    if (depth != CV_8U || channels < 1 || channels > 4 || R < Tile::kMinR || R > Tile::kMaxR || mode == TensorCoreMode::Off)
         return t;
+    t.anyRadius = mode == TensorCoreMode::All;
     t.r = R;
     t.channels = channels;
     t.lead = Tile::lead(R, channels);

@@ -17,10 +17,11 @@ using cv::cuda::GpuMat;
 namespace gs = cv::cuda::gaussian;
 typedef gs::geometry::TensorTile Tile;
 
-// OPENCV_CUDAIMAGE_TENSOR_CORES for the filters created in one scope (read at creation).
+// OPENCV_CUDAIMAGE_TENSOR_CORES for the filters created in one scope (read at creation): "1" (the
+// default: where the path measured faster), "all" (every radius it can take), "0" (never).
 struct TensorCoresSwitch
 {
-    explicit TensorCoresSwitch(bool on) { setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", on ? "1" : "0", 1); }
+    explicit TensorCoresSwitch(const char* mode) { setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", mode, 1); }
     ~TensorCoresSwitch() { unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES"); }
 };
 
@@ -36,7 +37,7 @@ gs::Taps1D byteTaps(int r, uint32_t centre = 200)
 
 TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_windows)
 {
-    TensorCoresSwitch on(true);
+    TensorCoresSwitch on("1");
     for (int cn = 1; cn <= 4; cn++)
         for (int R = Tile::kMinR; R <= Tile::kMaxR; R++)
             for (int rx : {R, R / 2})   // square and wider-than-tall kernels, and the other way round
@@ -59,11 +60,14 @@ TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_wi
                     const int window = 16 + cn * (t.nh - 1);   // elements 16 outputs read
                     EXPECT_GE(32 * t.hChunks, window);
                     EXPECT_LT(32 * (t.hChunks - 1), window);
-                    EXPECT_GE(32 * t.vChunks, Tile::kRows + 2 * R);   // the source rows of a 32-row strip
-                    EXPECT_LT(32 * (t.vChunks - 1), Tile::kRows + 2 * R);
+                    EXPECT_GE(32 * t.vChunks, 16 + 2 * R);   // the source rows of a 16-row half
+                    EXPECT_LT(32 * (t.vChunks - 1), 16 + 2 * R);
+                    EXPECT_GE(Tile::sourceRows(R), Tile::kRows + 2 * R);   // ... and of the 32-row strip
                     EXPECT_LE(Tile::sharedBytes(R, cn), Tile::maxSharedBytes(cn));
                     EXPECT_GE(Tile::halo(R, cn), (R + t.lead) * cn);   // the window's first element is in the halo
-                    EXPECT_EQ(0, Tile::halo(R, cn) % 8);
+                    // 32-byte aligned where the tile keeps an item (then a multiple of 32 too), else 8
+                    const int aligned = ((R + 4) * cn + 31) / 32 * 32;
+                    EXPECT_EQ(Tile::kCols - 2 * aligned >= 16 ? aligned : ((R + 4) * cn + 7) / 8 * 8, Tile::halo(R, cn));
                     for (int k = 0; k < static_cast<int>(sizeof(t.h)); k++)
                     {
                         const int m = k - t.lead - (R - rX);
@@ -77,10 +81,22 @@ TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_wi
                 }
             }
     // By hand: one channel at radius 128 (lead 0, 257 taps): ceil((16 + 256) / 32) = 9 horizontal
-    // chunks, ceil((32 + 256) / 32) = 9 vertical ones; 4 channels (lead 0): ceil((16 + 1024) / 32) = 33.
+    // chunks, ceil((16 + 256) / 32) = 9 vertical ones per half; 4 channels (lead 0): ceil((16 +
+    // 1024) / 32) = 33. A half's 16 + 2r rows take one chunk up to radius 8, two up to 24.
     EXPECT_EQ(9, Tile::hChunks(128, 1));
     EXPECT_EQ(9, Tile::vChunks(128));
     EXPECT_EQ(33, Tile::hChunks(128, 4));
+    EXPECT_EQ(1, Tile::vChunks(8));
+    EXPECT_EQ(2, Tile::vChunks(9));
+    EXPECT_EQ(2, Tile::vChunks(24));
+    EXPECT_EQ(3, Tile::vChunks(25));
+    EXPECT_EQ(48, Tile::sourceRows(1));
+    // Halos: 32-aligned (radius 6, one channel: 10 -> 32; 4 channels up to radius 116: 480), then 8
+    // (117: 484 -> 488, tile 48; 122: 504, tile 16).
+    EXPECT_EQ(32, Tile::halo(6, 1));
+    EXPECT_EQ(480, Tile::halo(116, 4));
+    EXPECT_EQ(488, Tile::halo(117, 4));
+    EXPECT_EQ(504, Tile::halo(122, 4));
     EXPECT_EQ(3, Tile::lead(5, 1));   // 5 + 3 = 8
     EXPECT_EQ(1, Tile::lead(5, 2));   // (5 + 1) * 2 = 12
     EXPECT_EQ(3, Tile::lead(5, 3));   // (5 + 3) * 3 = 24
@@ -91,8 +107,9 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
 {
     const gs::Taps1D ok = byteTaps(5);
     {
-        TensorCoresSwitch on(true);
+        TensorCoresSwitch on("1");
         EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).anyRadius);
         EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(0, 255), byteTaps(0, 255)).valid);   // 1x1
         EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(1), byteTaps(0, 255)).valid);         // 3x1: ry padded
         EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(1), byteTaps(0, 256)).valid);        // a 1-tap column: 256
@@ -107,49 +124,65 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
         for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
             EXPECT_FALSE(gs::makeTensorTaps8U(depth, 1, ok, ok).valid);
     }
-    TensorCoresSwitch off(false);
-    EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
+    {
+        TensorCoresSwitch all("all");
+        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
+        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).anyRadius);
+    }
+    for (const char* off : {"0", "off", "false", "no"})
+    {
+        TensorCoresSwitch sw(off);
+        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid) << off;
+    }
 }
 
-// Where choosePath() takes the path: every radius from kTensorCoreMinRadius to 128 (4 channels: 122)
-// when the taps are valid and the device holds the kernel's largest tile (sm_80, sm_90); otherwise
-// the CUDA-core kernels.
+// Where choosePath() takes the path: every radius from kTensorCoreMinRadius (with the switch at
+// `all`: from 1) to 128 (4 channels: 122) when the taps are valid and the device holds the kernel's
+// largest tile (sm_80, sm_90); otherwise the CUDA-core kernels.
 TEST(CudaImage_GaussianTensorCores, path_choice)
 {
-    auto query = [](int r, int cn, bool taps, size_t smem) {
+    auto query = [](int r, int cn, bool taps, size_t smem, bool anyRadius = false) {
         gs::PathQuery q;
         q.depth = CV_8U;
         q.channels = cn;
         q.rx = q.ry = r;
         q.tensorCoreTaps = taps;
+        q.tensorCoreAnyRadius = anyRadius;
         q.sharedMemOptIn = smem;
+        q.multiprocessors = 132;
         return q;
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
-    // By hand: 3 x 32 x 1040 + 64 = 99,904 fixed bytes, plus 512 per Toeplitz matrix.
-    EXPECT_EQ(size_t(99904 + (9 + 18) * 512), Tile::maxSharedBytes(1));    // 113,728
-    EXPECT_EQ(size_t(99904 + (33 + 18) * 512), Tile::maxSharedBytes(4));   // 126,016
-    EXPECT_EQ(size_t(99904 + (1 + 4) * 512), Tile::sharedBytes(6, 1));     // sigma 2: 1 + 2 x 2 matrices
+    // By hand: 2 x 32 x 1056 + 64 + 32 x 1040 = 100,928 fixed bytes, plus 512 per Toeplitz matrix.
+    EXPECT_EQ(size_t(100928 + (9 + 9) * 512), Tile::maxSharedBytes(1));    // 110,144
+    EXPECT_EQ(size_t(100928 + (33 + 9) * 512), Tile::maxSharedBytes(4));   // 122,432
+    EXPECT_EQ(size_t(100928 + (1 + 1) * 512), Tile::sharedBytes(6, 1));    // sigma 2: 1 + 1 matrices
     for (int cn = 1; cn <= 4; cn++)
         for (int r = 1; r <= 130; r++)
-        {
-            SCOPED_TRACE(cv::format("%d channels, radius %d", cn, r));
-            const int lastLarge = cn == 4 ? 122 : 128;   // the large CUDA-core kernel's and this kernel's tile limit
-            const gs::Path cudaCores = r <= 8 ? gs::Path::Fused : r <= lastLarge ? gs::Path::FusedLarge : gs::Path::TwoPass;
-            const bool tensor = r >= gs::kTensorCoreMinRadius && r <= lastLarge;
-            for (size_t smem : {sm90, sm80})
+            for (bool anyRadius : {false, true})
             {
-                const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem));
-                EXPECT_EQ(tensor ? gs::Path::TensorCore : cudaCores, c.path) << c.reason;
-                if (tensor)
+                SCOPED_TRACE(cv::format("%d channels, radius %d%s", cn, r, anyRadius ? ", switch at all" : ""));
+                const int lastLarge = cn == 4 ? 122 : 128;   // the large CUDA-core kernel's and this kernel's tile limit
+                const gs::Path cudaCores = r <= 8 ? gs::Path::Fused : r <= lastLarge ? gs::Path::FusedLarge : gs::Path::TwoPass;
+                const bool tensor = r >= (anyRadius ? 1 : gs::kTensorCoreMinRadius) && r <= lastLarge;
+                for (size_t smem : {sm90, sm80})
                 {
-                    EXPECT_EQ(1024 - 2 * (((r + 4) * cn + 7) / 8 * 8), c.tileOutputs);
-                    EXPECT_EQ(Tile::sharedBytes(r, cn), c.sharedBytes);
+                    const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem, anyRadius));
+                    EXPECT_EQ(tensor ? gs::Path::TensorCore : cudaCores, c.path) << c.reason;
+                    if (tensor)
+                    {
+                        EXPECT_EQ(1024 - 2 * Tile::halo(r, cn), c.tileOutputs);
+                        EXPECT_EQ(0, c.tileOutputs % 16);
+                        EXPECT_GE(c.tileOutputs, 16);
+                        EXPECT_EQ(Tile::sharedBytes(r, cn), c.sharedBytes);
+                        EXPECT_EQ(2 * 132, c.residentBlocks);   // two blocks per SM
+                    }
+                    else
+                        EXPECT_EQ(0, c.residentBlocks);
                 }
+                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm86, anyRadius)).path);    // the tile does not fit
+                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90, anyRadius)).path);   // no valid taps
             }
-            EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm86)).path);    // the tile does not fit
-            EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90)).path);   // no valid taps
-        }
     // The rules before it still decide first.
     gs::PathQuery inPlace = query(5, 1, true, sm90);
     inPlace.dstInSrcAllocation = true;
@@ -159,7 +192,7 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
     EXPECT_EQ(gs::Path::TwoPass, gs::choosePath(unit).path);
 }
 
-Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, bool tensorCores, GpuMat* dstView = nullptr)
+Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, const char* tensorCores, GpuMat* dstView = nullptr)
 {
     TensorCoresSwitch sw(tensorCores);
     cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(src.type(), dstType, Size(2 * r + 1, 2 * r + 1), 0, 0, border, border);
@@ -172,7 +205,7 @@ Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, bool tensorC
 }
 
 // The image and its sub-matrix `roiRect` (BORDER_ISOLATED) blurred at radius r on the device, with
-// the path on and off, each bit-identical to CPU cv::GaussianBlur.
+// the path at every radius it can take ("all") and off, each bit-identical to CPU cv::GaussianBlur.
 void expectOnAndOffMatchCpu(const Mat& parent, const cv::Rect& roiRect, int r, int border)
 {
     const GpuMat whole(parent);
@@ -180,16 +213,15 @@ void expectOnAndOffMatchCpu(const Mat& parent, const cv::Rect& roiRect, int r, i
     Mat cpuWhole, cpuRoi;
     cv::GaussianBlur(parent, cpuWhole, Size(2 * r + 1, 2 * r + 1), 0, 0, border);
     cv::GaussianBlur(parent(roiRect).clone(), cpuRoi, Size(2 * r + 1, 2 * r + 1), 0, 0, border | cv::BORDER_ISOLATED);
-    for (bool on : {true, false})
+    for (const char* mode : {"all", "0"})
     {
-        SCOPED_TRACE(on ? "tensor cores" : "CUDA cores");
-        EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, on)));
-        EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, on)));
+        SCOPED_TRACE(cv::format("OPENCV_CUDAIMAGE_TENSOR_CORES=%s", mode));
+        EXPECT_EQ(0, countDifferent(cpuWhole, blurOnDevice(whole, -1, r, border, mode)));
+        EXPECT_EQ(0, countDifferent(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, mode)));
     }
 }
 
-// Every radius 1..128 (the path from kTensorCoreMinRadius; below it both runs take the CUDA-core
-// kernel) on an image at least two tiles wide and tall enough for strips whose source rows are all
+// Every radius 1..128 on an image at least two tiles wide and tall enough for strips whose source rows are all
 // inside (the kernel's fast loads) besides the edge strips, and on a sub-matrix of it (unaligned
 // rows: the byte-wise loads and stores), with the path on and off, every border.
 TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_path_on_and_off)
@@ -208,8 +240,9 @@ TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_path_on_an
 }
 
 // 2, 3 and 4 channels at every radius where the path's choice or geometry changes (the small and
-// large CUDA-core kernels' boundary 8/9, the 4-channel tile limit 122, the largest radius) and a
-// spread between, with the path on and off, on a sub-matrix too.
+// large CUDA-core kernels' boundary 8/9, one to two and two to three vertical chunks 8/9 and 24/25,
+// the 4-channel halo's alignment 116/117 and tile limit 122, the largest radius) and a spread
+// between, with the path on and off, on a sub-matrix too.
 TEST(CudaImage_GaussianTensorCores, channels_match_cpu_with_the_path_on_and_off)
 {
     CUDAIMAGE_REQUIRE_GPU();
@@ -218,7 +251,7 @@ TEST(CudaImage_GaussianTensorCores, channels_match_cpu_with_the_path_on_and_off)
     {
         const Mat parent = randomMat(Size(700, 300), CV_8UC(cn), rng);
         const cv::Rect roiRect(1, 3, 695, 290);
-        for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17, 24, 31, 45, 64, 90, 121, 122, 123, 128})
+        for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17, 24, 25, 31, 45, 64, 90, 116, 117, 121, 122, 123, 128})
         {
             const int border = r % 2 ? cv::BORDER_REPLICATE : cv::BORDER_REFLECT_101;
             SCOPED_TRACE(cv::format("%d channels, radius %d, border %d", cn, r, border));
@@ -243,18 +276,18 @@ TEST(CudaImage_GaussianTensorCores, unaligned_dst_wrap_and_float_dst)
         cv::GaussianBlur(src, cpu, Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REFLECT_101);
         GpuMat big(src.rows + 2, src.cols + 5, CV_8UC1, cv::Scalar(7));
         GpuMat view = big(cv::Rect(3, 1, src.cols, src.rows));
-        EXPECT_EQ(0, countDifferent(cpu, blurOnDevice(g, -1, r, cv::BORDER_REFLECT_101, true, &view)));
+        EXPECT_EQ(0, countDifferent(cpu, blurOnDevice(g, -1, r, cv::BORDER_REFLECT_101, "all", &view)));
         Mat around;
         big.download(around);
         EXPECT_EQ(7, around.at<uchar>(0, 0));
         EXPECT_EQ(7, around.at<uchar>(around.rows - 1, around.cols - 1));   // nothing written outside the view
 
-        EXPECT_EQ(0, countDifferent(blurOnDevice(g, -1, r, cv::BORDER_WRAP, false), blurOnDevice(g, -1, r, cv::BORDER_WRAP, true)));
+        EXPECT_EQ(0, countDifferent(blurOnDevice(g, -1, r, cv::BORDER_WRAP, "0"), blurOnDevice(g, -1, r, cv::BORDER_WRAP, "all")));
     }
     const int r = 40;
     Mat cpu8;
     cv::GaussianBlur(src, cpu8, Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
-    const Mat gpu32 = blurOnDevice(g, CV_32F, r, cv::BORDER_REPLICATE, true);
+    const Mat gpu32 = blurOnDevice(g, CV_32F, r, cv::BORDER_REPLICATE, "all");
     ASSERT_EQ(CV_32FC1, gpu32.type());
     int wrong = 0;   // the CPU rounds the same sums half up: floor(s + 1/2)
     for (int y = 0; y < gpu32.rows; y++)
@@ -263,15 +296,20 @@ TEST(CudaImage_GaussianTensorCores, unaligned_dst_wrap_and_float_dst)
     EXPECT_EQ(0, wrong);
 }
 
-// More 32-row strips than one grid column holds (65,535): the kernel's loop over strips.
+// More 32-row strips than one grid column holds (65,535), at radius 5 (one vertical chunk) and 30
+// (three): the kernel's loop over strips.
 TEST(CudaImage_GaussianTensorCores, more_strips_than_the_grid_holds)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(11);
     const Mat src = randomMat(Size(40, 65536 * 32 + 45), CV_8UC1, rng);
-    Mat cpu;
-    cv::GaussianBlur(src, cpu, Size(11, 11), 0, 0, cv::BORDER_REPLICATE);
-    EXPECT_EQ(0, countDifferent(cpu, blurOnDevice(GpuMat(src), -1, 5, cv::BORDER_REPLICATE, true)));
+    const GpuMat g(src);
+    for (int r : {5, 30})
+    {
+        Mat cpu;
+        cv::GaussianBlur(src, cpu, Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
+        EXPECT_EQ(0, countDifferent(cpu, blurOnDevice(g, -1, r, cv::BORDER_REPLICATE, "all"))) << "radius " << r;
+    }
 }
 
 }} // namespace

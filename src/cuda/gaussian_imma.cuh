@@ -25,19 +25,32 @@ namespace cv { namespace cuda { namespace gaussian { namespace imma {
 typedef geometry::TensorTile Tile;
 
 // Shared memory (bytes), the layout TensorTile::sharedBytes() counts: the two byte planes
-// [kRows][kStride] (a stride 16 bytes off a multiple of 128: the 8 rows x 4 words of a B fragment
-// hit 32 different banks), 64 bytes of slack for the last chunk's reads past the last column (they
-// meet zero taps), the output bytes [kRows][kStride] (the same stride: the byte stores of 4 rows of
-// a fragment fall in different banks), then the A fragments, 512 bytes per matrix (32 lanes x 4
-// words): the horizontal matrices, then the vertical ones.
+// [kRows][kPlaneStride], 64 bytes of slack behind them, the output bytes [kRows][kStride], then the
+// A fragments, 512 bytes per matrix (32 lanes x 4 words): the horizontal matrices, then the
+// vertical ones.
+//
+// The planes are written 8 bytes per lane (8 rows x 32 bytes per warp, in two half-warp phases of
+// 4 rows) and read 4 bytes per lane (8 rows x 16 bytes per warp). A row stride of 8 words (mod 32
+// banks) keeps the writes' 4 rows apart, one of 4 words the reads' 8 rows; no stride does both. So
+// the stride is 8 words (1056 bytes) and rows 4..7 of every 8 swap the 16-byte halves of each 32
+// bytes (planeColumn()): the reads' rows r and r + 4 then fall on different banks too. A column's
+// swap moves it within its aligned 32 bytes, so a row's columns stay in the row.
+// The output rows keep a stride of 4 words mod 32 (1040 bytes): the epilogue's byte stores of rows
+// 2t, 2t + 1 (t = 0..3) fall on 8 different banks.
 constexpr int kRows = Tile::kRows;
+constexpr int kPlaneStride = Tile::kPlaneStride;
 constexpr int kStride = Tile::kStride;
-constexpr int kPlaneBytes = kRows * kStride;
+constexpr int kPlaneBytes = kRows * kPlaneStride;
 constexpr int kOutOffset = 2 * kPlaneBytes + 64;
 constexpr int kTableOffset = kOutOffset + kRows * kStride;
 constexpr int kFragmentWords = 32 * 4;
-static_assert(kStride % 128 == 16, "conflict-free B fragment loads");
+static_assert(kPlaneStride % 128 == 32 && kStride % 128 == 16, "bank-conflict-free plane and output strides");
 static_assert(kTableOffset == Tile::kFixedBytes && kFragmentWords * 4 == 512, "the path choice's shared memory is this layout's");
+
+/** Byte offset of (row, column) in a plane: the 16-byte halves of each 32 bytes swap in rows 4..7 of
+ * every 8 (the swizzle above). */
+__device__ __forceinline__ int planeSwizzle(int row) { return (row & 4) << 2; }
+__device__ __forceinline__ int planeOffset(int row, int column) { return row * kPlaneStride + (column ^ planeSwizzle(row)); }
 
 __device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, uint32_t b1)
 {
@@ -46,24 +59,25 @@ __device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, 
         : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
 }
 
-// A fragments of `entries` Toeplitz matrices for a line of interleaved elements, `stride` apart per
-// tap (the channel count; 1 for columns): entry e has A[i][kk] = taps[k / stride] where k = step e +
-// offset + kk - i is a multiple of stride and k / stride in [0, n), else zero. Word q of lane (g, t)
+// A fragments of `entries` Toeplitz matrices for a line of interleaved elements, Stride apart per
+// tap (the channel count; 1 for columns): entry e has A[i][kk] = taps[k / Stride] where k = step e +
+// offset + kk - i is a multiple of Stride and k / Stride in [0, n), else zero. Word q of lane (g, t)
 // holds row g (+8 for odd q) and columns 4t..4t+3 (+16 for q >= 2), byte b = column + b: the
-// m16n8k32 A layout. The whole block builds them.
-__device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int stride, int entries, int step, int offset,
-                                              uint32_t* table)
+// m16n8k32 A layout. The whole block builds them (Stride a constant: no division at run time).
+template <int Stride>
+__device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int entries, int step, int offset, uint32_t* table)
 {
     for (int i = threadIdx.x; i < entries * kFragmentWords; i += blockDim.x)
     {
         const int e = i >> 7, lane = (i >> 2) & 31, q = i & 3;
         const int row = (lane >> 2) + ((q & 1) ? 8 : 0), col0 = 4 * (lane & 3) + ((q & 2) ? 16 : 0);
         uint32_t w = 0;
+#pragma unroll
         for (int b = 0; b < 4; b++)
         {
             const int k = step * e + offset + col0 + b - row;
-            if (k >= 0 && k % stride == 0 && k / stride < n)
-                w |= static_cast<uint32_t>(taps[k / stride]) << (8 * b);
+            if (k >= 0 && k % Stride == 0 && k / Stride < n)
+                w |= static_cast<uint32_t>(taps[k / Stride]) << (8 * b);
         }
         table[i] = w;
     }
@@ -71,8 +85,9 @@ __device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int st
 
 // The horizontal pass of one strip: `tile` outputs (a multiple of 16) of kRows rows, the window of
 // output 0 starting at plane column windowStart (a multiple of 4); rounded bytes into `out`:
-// (256 hi + lo + 2^15) >> 16, the CPU's rounding of its 16 fraction bits. Warps take (16 outputs x
-// 8 rows) tasks in turn: per K chunk 4 four-byte B loads, one 16-byte A load, 2 MMAs.
+// (256 hi + lo + 2^15) >> 16, the CPU's rounding of its 16 fraction bits (the 2^15 is the low
+// sums' starting value). Warps take (16 outputs x 8 rows) tasks in turn: per K chunk 4 four-byte B
+// loads, one 16-byte A load, 2 MMAs.
 __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo, const uint32_t* table, int chunks,
                                            int windowStart, int tile, uint8_t* out)
 {
@@ -84,50 +99,61 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
     for (int task = warp; task < tasks; task += warps)
     {
         const int o0 = (task / kGroups) * 16, n = task % kGroups;
-        const int base = (n * 8 + g) * kStride + windowStart + o0 + 4 * t;
-        int dh[4] = {0, 0, 0, 0}, dl[4] = {0, 0, 0, 0};
+        // this lane's row n * 8 + g: columns c0 + 32 c and c0 + 16 + 32 c (the swizzle moves only
+        // bit 4 of a column, which + 32 c leaves alone)
+        const int row = n * 8 + g, c0 = windowStart + o0 + 4 * t;
+        const int at0 = planeOffset(row, c0), at1 = planeOffset(row, c0 + 16);
+        int dh[4] = {0, 0, 0, 0}, dl[4] = {32768, 32768, 32768, 32768};
 #pragma unroll 4
         for (int c = 0; c < chunks; c++)
         {
-            const uint32_t h0 = *reinterpret_cast<const uint32_t*>(hi + base + 32 * c);
-            const uint32_t h1 = *reinterpret_cast<const uint32_t*>(hi + base + 32 * c + 16);
-            const uint32_t l0 = *reinterpret_cast<const uint32_t*>(lo + base + 32 * c);
-            const uint32_t l1 = *reinterpret_cast<const uint32_t*>(lo + base + 32 * c + 16);
+            const uint32_t h0 = *reinterpret_cast<const uint32_t*>(hi + at0 + 32 * c);
+            const uint32_t h1 = *reinterpret_cast<const uint32_t*>(hi + at1 + 32 * c);
+            const uint32_t l0 = *reinterpret_cast<const uint32_t*>(lo + at0 + 32 * c);
+            const uint32_t l1 = *reinterpret_cast<const uint32_t*>(lo + at1 + 32 * c);
             const uint4 a = aTable[c * 32];
             mmaU8(dh, a, h0, h1);
             mmaU8(dl, a, l0, l1);
         }
         // d[0], d[1]: output o0 + g of rows 2t, 2t + 1 (of the 8); d[2], d[3]: output o0 + g + 8
+        uint8_t* o = out + (n * 8 + 2 * t) * kStride + o0 + g;
 #pragma unroll
         for (int q = 0; q < 4; q++)
-        {
-            const uint32_t s = static_cast<uint32_t>(dh[q]) * 256u + static_cast<uint32_t>(dl[q]);
-            out[(n * 8 + 2 * t + (q & 1)) * kStride + o0 + g + (q & 2) * 4] = static_cast<uint8_t>((s + 32768u) >> 16);
-        }
+            o[(q & 1) * kStride + (q & 2) * 4] = static_cast<uint8_t>((static_cast<uint32_t>(dh[q]) * 256u + static_cast<uint32_t>(dl[q])) >> 16);
     }
 }
 
-// The strip's output bytes from shared memory to the destination, 16 per thread and step (one
-// 16-byte store where the row allows it).
+// The strip's output bytes from shared memory to the destination: a warp per row at a time, 16
+// bytes per lane along it (one 16-byte store where the row allows it; whole 32-byte sectors where
+// the tile starts on one).
 __device__ __forceinline__ void storeOut(const SeparablePlan& p, const uint8_t* out, int y0, int tileE0, int tile)
 {
     const int elements = p.width * p.channels;
-    const int items = (tile / 16) * kRows;
-    for (int it = threadIdx.x; it < items; it += blockDim.x)
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int chunks = tile / 16;
+    for (int v = warp; v < kRows && y0 + v < p.height; v += warps)
     {
-        const int v = it % kRows, chunk = it / kRows;
-        const int y = y0 + v, e0 = tileE0 + chunk * 16;
-        if (y >= p.height || e0 >= elements)
-            continue;
-        const uint4 q = *reinterpret_cast<const uint4*>(out + v * kStride + chunk * 16);
-        uint8_t* dst = p.dst + static_cast<size_t>(y) * p.dstStep + e0;
-        if (e0 + 16 <= elements && p.dstAligned16)
-            *reinterpret_cast<uint4*>(dst) = q;
-        else
+        uint8_t* row = p.dst + static_cast<size_t>(y0 + v) * p.dstStep;
+        for (int chunk = lane; chunk < chunks; chunk += 32)
         {
-            const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-            for (int i = 0; i < 16 && e0 + i < elements; i++)
-                dst[i] = static_cast<uint8_t>(w[i / 4] >> (8 * (i % 4)));
+            const int e0 = tileE0 + chunk * 16;
+            if (e0 >= elements)
+                break;
+            const uint4 q = *reinterpret_cast<const uint4*>(out + v * kStride + chunk * 16);
+            if (e0 + 16 <= elements && p.dstAligned16)
+                *reinterpret_cast<uint4*>(row + e0) = q;
+            else
+            {
+                // byte by byte up to the row's end (words picked by compare, not by a run-time
+                // index into an array, which would live in local memory)
+#pragma unroll
+                for (int i = 0; i < 16; i++)
+                {
+                    const uint32_t w = i < 4 ? q.x : i < 8 ? q.y : i < 12 ? q.z : q.w;
+                    if (e0 + i < elements)
+                        row[e0 + i] = static_cast<uint8_t>(w >> (8 * (i % 4)));
+                }
+            }
         }
     }
 }

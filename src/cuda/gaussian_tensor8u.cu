@@ -4,20 +4,24 @@
 // 16-bit sums times taps again, rounded once), so any order of the same integer products gives its
 // result; here they are byte products with s32 sums on the tensor cores (gaussian_imma.cuh).
 //
-//   one block: a strip of 32 output rows x (1024 - 2 halo) output elements, 256 threads;
-//   vertical (channels do not matter: columns are elements): a warp takes 32 columns at a time; per
-//     32 source rows (one K chunk) each lane loads 4 + 4 words (rows 4t..4t+3 and 16+4t..16+4t+3 of
-//     columns 4g..4g+3), transposes them into the B fragments of 4 MMAs (one per column phase c:
-//     column n of the fragment is column 4n + c) and multiplies them by the Toeplitz matrices of both
-//     16-row halves of the strip; the next chunk's words are loaded before this chunk's MMAs. The
-//     sums (< 2^16) go to shared memory as a high and a low byte plane, 8 columns per store;
+//   one block: strips of 32 output rows x (1024 - 2 halo) output elements, 256 threads, as many
+//     strips in turn as the grid leaves it (a grid of about two blocks per SM: the tap matrices are
+//     built once per block);
+//   vertical (channels do not matter: columns are elements): a warp takes 32 columns at a time and
+//     reads the strip's source rows in 16-row blocks: per block each lane loads 4 words (rows 4t..
+//     4t+3 of the block, columns 4g..4g+3) and transposes them into one half of the B fragments of
+//     4 MMAs (one per column phase c: column n of the fragment is column 4n + c). Output half j
+//     (rows 16j..16j+15) multiplies blocks (2q + j, 2q + j + 1) by Toeplitz matrix q, so every block
+//     serves both halves and radius <= 8 needs 3 blocks and 8 MMAs per 32 x 32 outputs; the next
+//     step's blocks are loaded before this step's MMAs. The sums (< 2^16) go to shared memory as a
+//     high and a low byte plane, 8 columns per store;
 //   horizontal: warps take 16 outputs x 8 rows, 2 MMAs per 32-element K chunk against a Toeplitz
 //     matrix whose taps lie Cn elements apart (gaussian_imma.cuh); the rounded bytes leave through a
-//     shared output tile in 16-byte stores.
+//     shared output tile, a warp per row in 16-byte stores.
 //
 // IMMAs per output at radius R: vertical vChunks / 128, horizontal 2 hChunks / 128 (TensorTile):
 // sigma 30 (R 90), one channel, (7 + 14) / 128 = 0.16, against ~45 DP4A and ~190 FP32 instructions in
-// the CUDA-core kernels (perf/NOTES.md section 16).
+// the CUDA-core kernels (perf/NOTES.md sections 16, 17).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -42,12 +46,11 @@ template <int Cn>
 __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const TensorTaps8U& taps, const uint4* vTable,
                                               int firstRow, bool rowsInside, int E, int grp, uint8_t* hi, uint8_t* lo)
 {
-    const int lane = threadIdx.x & 31, t = lane & 3;
+    const int lane = threadIdx.x & 31, t = lane & 3, g = lane >> 2;
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= p.wholeWidth * Cn;
     // The MMAs below are warp-wide (mma.sync.aligned): every lane of the warp must take the same
     // branch, so the fast loads serve a warp only when all its lanes may use them.
     const bool fast = __all_sync(0xffffffffu, vec && rowsInside);
-    const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
     int d[2][4][4];   // [16-row half][column phase c][fragment]
 #pragma unroll
     for (int j = 0; j < 2; j++)
@@ -56,42 +59,60 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
 #pragma unroll
             for (int f = 0; f < 4; f++)
                 d[j][c][f] = 0;
-    // Chunk q: B rows (K) of this lane are 4t..4t+3 and 16+4t..16+4t+3 of the chunk's 32 source rows.
-    auto rowOf = [&](int q, int i) { return 32 * q + 4 * t + (i & 3) + (i & 4) * 4; };
+    // Step q: half 0 takes blocks 2q, 2q + 1, half 1 blocks 2q + 1, 2q + 2, both Toeplitz entry q.
+    // b0: block 2q transposed (kept from the step before), w: the raw words of blocks 2q + 1, 2q + 2.
+    uint32_t b0[4];
     auto multiply = [&](int q, const uint32_t (&w)[8]) {
-        uint32_t b0[4], b1[4];
-        transpose4x4(w[0], w[1], w[2], w[3], b0);
-        transpose4x4(w[4], w[5], w[6], w[7], b1);
-        // Toeplitz entry 2q - j + 1 serves output half j (gaussian_imma.cuh, vertical table)
-        const uint4 a0 = vTable[(2 * q + 1) * 32 + lane];
-        const uint4 a1 = vTable[(2 * q) * 32 + lane];
+        uint32_t b1[4], b2[4];
+        transpose4x4(w[0], w[1], w[2], w[3], b1);
+        transpose4x4(w[4], w[5], w[6], w[7], b2);
+        const uint4 a = vTable[q * 32 + lane];
 #pragma unroll
         for (int c = 0; c < 4; c++)
         {
-            imma::mmaU8(d[0][c], a0, b0[c], b1[c]);
-            imma::mmaU8(d[1][c], a1, b0[c], b1[c]);
+            imma::mmaU8(d[0][c], a, b0[c], b1[c]);
+            imma::mmaU8(d[1][c], a, b1[c], b2[c]);
+            b0[c] = b2[c];
         }
     };
     if (fast)
     {
-        // Interior strips: the next chunk's words are loaded before this chunk's products (latency
-        // behind the MMAs, not waited for at the top of every chunk), two register sets in turn;
-        // one pointer per B row, advanced 32 rows per chunk (no 64-bit multiply per load).
-        const unsigned char* row[8];
+        // Interior strips: the next step's words are loaded before this step's products (latency
+        // behind the MMAs, not waited for at the top of every step), two register sets in turn;
+        // one pointer per row of blocks 2q + 1 and 2q + 2, advanced 32 rows per step (no 64-bit
+        // multiply per load, no pointer copies).
+        const ptrdiff_t pitch = static_cast<ptrdiff_t>(p.srcStep);
+        const unsigned char* first = p.srcWhole + static_cast<ptrdiff_t>(firstRow + 4 * t) * pitch + E;
+        const unsigned char* rowA[4];
+        const unsigned char* rowB[4];
+        uint32_t w0[8], w1[8];
 #pragma unroll
-        for (int i = 0; i < 8; i++)
-            row[i] = base + static_cast<ptrdiff_t>(rowOf(0, i)) * static_cast<ptrdiff_t>(p.srcStep);
-        const ptrdiff_t chunkStep = 32 * static_cast<ptrdiff_t>(p.srcStep);
+        for (int i = 0; i < 4; i++)
+        {
+            w1[i] = __ldg(reinterpret_cast<const uint32_t*>(first + i * pitch));   // block 0
+            rowA[i] = first + (16 + i) * pitch;
+            rowB[i] = first + (32 + i) * pitch;
+        }
         auto load = [&](uint32_t (&w)[8]) {
 #pragma unroll
-            for (int i = 0; i < 8; i++)
+            for (int i = 0; i < 4; i++)
             {
-                w[i] = __ldg(reinterpret_cast<const uint32_t*>(row[i]));
-                row[i] += chunkStep;
+                w[i] = __ldg(reinterpret_cast<const uint32_t*>(rowA[i]));
+                w[4 + i] = __ldg(reinterpret_cast<const uint32_t*>(rowB[i]));
             }
         };
-        uint32_t w0[8], w1[8];
+        // (after the step's MMAs: a pointer overwritten right after its load is copied first)
+        auto advance = [&] {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+            {
+                rowA[i] += 32 * pitch;
+                rowB[i] += 32 * pitch;
+            }
+        };
         load(w0);
+        transpose4x4(w1[0], w1[1], w1[2], w1[3], b0);   // block 0, once blocks 1 and 2 are on their way
+        advance();
         for (int q = 0; q < taps.vChunks; q += 2)
         {
             if (q + 1 < taps.vChunks)
@@ -99,32 +120,38 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
             multiply(q, w0);
             if (q + 1 >= taps.vChunks)
                 break;
+            advance();
             if (q + 2 < taps.vChunks)
                 load(w0);
             multiply(q + 1, w1);
+            advance();
         }
     }
     else
     {
+        auto load = [&](int block, uint32_t* w) {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, 16 * block + 4 * t + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
+        };
+        uint32_t w[8];
+        load(0, w);
+        transpose4x4(w[0], w[1], w[2], w[3], b0);
         for (int q = 0; q < taps.vChunks; q++)
         {
-            uint32_t w[8];
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, rowOf(q, i)), E, vec, Cn, p.wholeWidth, p.rowBorder);
+            load(2 * q + 1, w);
+            load(2 * q + 2, w + 4);
             multiply(q, w);
         }
     }
     // d[j][c][0], [1]: row 16j + g, columns 8t + c, 8t + 4 + c; [2], [3]: row 16j + g + 8
-    const int g = lane >> 2;
 #pragma unroll
     for (int j = 0; j < 2; j++)
 #pragma unroll
         for (int h = 0; h < 2; h++)
         {
-            const int row = 16 * j + g + 8 * h;
             const int f0 = 2 * h, f1 = 2 * h + 1;
-            const int at = row * imma::kStride + 32 * grp + 8 * t;
+            const int at = imma::planeOffset(16 * j + g + 8 * h, 32 * grp + 8 * t);
             *reinterpret_cast<uint2*>(lo + at) =
                 make_uint2(packByte(d[j][0][f0], d[j][1][f0], d[j][2][f0], d[j][3][f0], 0),
                            packByte(d[j][0][f1], d[j][1][f1], d[j][2][f1], d[j][3][f1], 0));
@@ -150,15 +177,15 @@ gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U tap
     const int tile = Tile::kCols - 2 * halo;   // output columns per block (a multiple of 16)
     const int tileE0 = blockIdx.x * tile;
     const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
-    // Horizontal: entry c = chunk c, taps Cn elements apart. Vertical: entry e = 16-row shift e - 1.
-    imma::buildToeplitz(taps.h, taps.nh, Cn, taps.hChunks, 32, 0, hTable);
-    imma::buildToeplitz(taps.v, 2 * R + 1, 1, 2 * taps.vChunks, 16, -16, vTable);
+    // Horizontal: entry c = chunk c, taps Cn elements apart. Vertical: entry q = chunk q of a half.
+    imma::buildToeplitz<Cn>(taps.h, taps.nh, taps.hChunks, 32, 0, hTable);
+    imma::buildToeplitz<1>(taps.v, 2 * R + 1, taps.vChunks, 32, 0, vTable);
     __syncthreads();
 
     for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
     {
         const int firstRow = p.roiY + y0 - R;
-        const bool rowsInside = firstRow >= 0 && firstRow + 32 * taps.vChunks <= p.wholeHeight;
+        const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
         for (int grp = warp; grp < Tile::kCols / 32; grp += kWarps)
             verticalGroup<Cn>(p, taps, reinterpret_cast<const uint4*>(vTable), firstRow, rowsInside,
                               p.roiX * Cn + tileE0 - halo + 32 * grp + 4 * g, grp, hi, lo);
@@ -179,7 +206,11 @@ void launchTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const Path
     optInSharedMemory(gaussianTensor8U<Cn>, Tile::maxSharedBytes(Cn), optedIn);
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + kRows - 1) / kRows;
-    const dim3 grid(static_cast<unsigned>((elements + choice.tileOutputs - 1) / choice.tileOutputs), ::min(strips, kMaxGridY));
+    // About two blocks per SM in all (what one SM holds), each taking strips in turn: the tap
+    // matrices are built once per block, not once per strip.
+    const int columns = static_cast<int>((elements + choice.tileOutputs - 1) / choice.tileOutputs);
+    const int rows = choice.residentBlocks > 0 ? std::max(1, std::min(strips, choice.residentBlocks / columns)) : strips;
+    const dim3 grid(static_cast<unsigned>(columns), std::min(rows, kMaxGridY));
     gaussianTensor8U<Cn><<<grid, Tile::kThreads, choice.sharedBytes, stream>>>(p, taps);
 }
 
