@@ -296,9 +296,9 @@ TEST(CudaImage_GaussianTensorCores, unaligned_dst_wrap_and_float_dst)
     EXPECT_EQ(0, wrong);
 }
 
-// More 32-row strips than one grid column holds (65,535), at radius 5 (one vertical chunk) and 30
-// (three): the kernel's loop over strips.
-TEST(CudaImage_GaussianTensorCores, more_strips_than_the_grid_holds)
+// Many more tiles than the grid has blocks (65,581 strips of one tile; two blocks per SM), at radius
+// 5 (one vertical chunk) and 30 (three): the kernel's loop over its tiles.
+TEST(CudaImage_GaussianTensorCores, more_tiles_than_the_grid_has_blocks)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(11);

@@ -83,54 +83,66 @@ __device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int en
     }
 }
 
-// The horizontal pass of one strip: `tile` outputs (a multiple of 16) of kRows rows, the window of
+// The horizontal pass of one strip: `outputs` (a multiple of 16) of kRows rows, the window of
 // output 0 starting at plane column windowStart (a multiple of 4); rounded bytes into `out`:
 // (256 hi + lo + 2^15) >> 16, the CPU's rounding of its 16 fraction bits (the 2^15 is the low
-// sums' starting value). Warps take (16 outputs x 8 rows) tasks in turn: per K chunk 4 four-byte B
-// loads, one 16-byte A load, 2 MMAs.
+// sums' starting value). Warps take (16 outputs x 16 rows) tasks in turn: per K chunk one 16-byte A
+// load, 8 four-byte B loads, 4 MMAs.
 __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo, const uint32_t* table, int chunks,
-                                           int windowStart, int tile, uint8_t* out)
+                                           int windowStart, int outputs, uint8_t* out)
 {
-    constexpr int kGroups = kRows / 8;
+    constexpr int kHalves = kRows / 16;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const uint4* aTable = reinterpret_cast<const uint4*>(table) + lane;
-    const int tasks = (tile / 16) * kGroups;
+    const int tasks = (outputs / 16) * kHalves;
     for (int task = warp; task < tasks; task += warps)
     {
-        const int o0 = (task / kGroups) * 16, n = task % kGroups;
-        // this lane's row n * 8 + g: columns c0 + 32 c and c0 + 16 + 32 c (the swizzle moves only
-        // bit 4 of a column, which + 32 c leaves alone)
-        const int row = n * 8 + g, c0 = windowStart + o0 + 4 * t;
-        const int at0 = planeOffset(row, c0), at1 = planeOffset(row, c0 + 16);
-        int dh[4] = {0, 0, 0, 0}, dl[4] = {32768, 32768, 32768, 32768};
-#pragma unroll 4
+        const int o0 = (task / kHalves) * 16, row0 = (task % kHalves) * 16;
+        // this lane's rows row0 + 8n + g (n = 0, 1): columns c0 + 32 c and c0 + 16 + 32 c (the
+        // swizzle depends on bit 2 of the row, which is g's, and moves only bit 4 of a column,
+        // which + 32 c leaves alone)
+        const int c0 = windowStart + o0 + 4 * t;
+        const int at0 = planeOffset(row0 + g, c0), at1 = planeOffset(row0 + g, c0 + 16);
+        int dh[2][4] = {}, dl[2][4];
+#pragma unroll
+        for (int n = 0; n < 2; n++)
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                dl[n][q] = 32768;
+#pragma unroll 1
         for (int c = 0; c < chunks; c++)
         {
-            const uint32_t h0 = *reinterpret_cast<const uint32_t*>(hi + at0 + 32 * c);
-            const uint32_t h1 = *reinterpret_cast<const uint32_t*>(hi + at1 + 32 * c);
-            const uint32_t l0 = *reinterpret_cast<const uint32_t*>(lo + at0 + 32 * c);
-            const uint32_t l1 = *reinterpret_cast<const uint32_t*>(lo + at1 + 32 * c);
             const uint4 a = aTable[c * 32];
-            mmaU8(dh, a, h0, h1);
-            mmaU8(dl, a, l0, l1);
-        }
-        // d[0], d[1]: output o0 + g of rows 2t, 2t + 1 (of the 8); d[2], d[3]: output o0 + g + 8
-        uint8_t* o = out + (n * 8 + 2 * t) * kStride + o0 + g;
 #pragma unroll
-        for (int q = 0; q < 4; q++)
-            o[(q & 1) * kStride + (q & 2) * 4] = static_cast<uint8_t>((static_cast<uint32_t>(dh[q]) * 256u + static_cast<uint32_t>(dl[q])) >> 16);
+            for (int n = 0; n < 2; n++)
+            {
+                const int r = n * 8 * kPlaneStride + 32 * c;
+                mmaU8(dh[n], a, *reinterpret_cast<const uint32_t*>(hi + at0 + r), *reinterpret_cast<const uint32_t*>(hi + at1 + r));
+                mmaU8(dl[n], a, *reinterpret_cast<const uint32_t*>(lo + at0 + r), *reinterpret_cast<const uint32_t*>(lo + at1 + r));
+            }
+        }
+        // d[n][0], [1]: output o0 + g of rows row0 + 8n + 2t, + 1; d[n][2], [3]: output o0 + g + 8
+#pragma unroll
+        for (int n = 0; n < 2; n++)
+        {
+            uint8_t* o = out + (row0 + 8 * n + 2 * t) * kStride + o0 + g;
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                o[(q & 1) * kStride + (q & 2) * 4] =
+                    static_cast<uint8_t>((static_cast<uint32_t>(dh[n][q]) * 256u + static_cast<uint32_t>(dl[n][q])) >> 16);
+        }
     }
 }
 
-// The strip's output bytes from shared memory to the destination: a warp per row at a time, 16
-// bytes per lane along it (one 16-byte store where the row allows it; whole 32-byte sectors where
-// the tile starts on one).
-__device__ __forceinline__ void storeOut(const SeparablePlan& p, const uint8_t* out, int y0, int tileE0, int tile)
+// The strip's `outputs` bytes per row (a multiple of 16, cut at the row's end) from shared memory
+// to the destination: a warp per row at a time, 16 bytes per lane along it (one 16-byte store where
+// the row allows it; whole 32-byte sectors where the tile starts on one).
+__device__ __forceinline__ void storeOut(const SeparablePlan& p, const uint8_t* out, int y0, int tileE0, int outputs)
 {
     const int elements = p.width * p.channels;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const int chunks = tile / 16;
+    const int chunks = outputs / 16;
     for (int v = warp; v < kRows && y0 + v < p.height; v += warps)
     {
         uint8_t* row = p.dst + static_cast<size_t>(y0 + v) * p.dstStep;

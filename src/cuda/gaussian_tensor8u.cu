@@ -39,6 +39,9 @@ using namespace fused;
 using imma::Tile;
 constexpr int kWarps = Tile::kThreads / 32;
 constexpr int kRows = Tile::kRows;
+// The most blocks a launch gets (each takes tiles in turn): tile counts are 64-bit, the kernel's
+// step arithmetic 32-bit.
+constexpr long long kMaxGridBlocks = 1 << 30;
 static_assert(kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk per step");
 
 // One warp's 32 columns (group `grp` of the block's 1024 elements) of a strip: vertical sums into the planes.
@@ -129,10 +132,30 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
     }
     else
     {
+        // At an image edge: this lane's 4 columns mapped through the border once (the byte offset of
+        // element E + i in a row, -1 for a constant border), then byte loads; at a strip's top or
+        // bottom the rows mapped one by one (rowAt).
+        int offset[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+        {
+            const int e = E + i;
+            const int x = e >= 0 ? e / Cn : -((-e + Cn - 1) / Cn);
+            const int xs = static_cast<unsigned>(x) < static_cast<unsigned>(p.wholeWidth) ? x : mapBorder(x, p.wholeWidth, p.rowBorder);
+            offset[i] = xs < 0 ? -1 : xs * Cn + (e - x * Cn);
+        }
         auto load = [&](int block, uint32_t* w) {
 #pragma unroll
-            for (int i = 0; i < 4; i++)
-                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, 16 * block + 4 * t + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
+            for (int k = 0; k < 4; k++)
+            {
+                const unsigned char* row = rowAt(p, firstRow, rowsInside, 16 * block + 4 * t + k);
+                uint32_t word = 0;
+#pragma unroll
+                for (int i = 0; i < 4; i++)
+                    if (row && offset[i] >= 0)
+                        word |= static_cast<uint32_t>(__ldg(row + offset[i])) << (8 * i);
+                w[k] = word;
+            }
         };
         uint32_t w[8];
         load(0, w);
@@ -175,25 +198,47 @@ gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U tap
     const int R = taps.r;
     const int halo = Tile::halo(R, Cn);
     const int tile = Tile::kCols - 2 * halo;   // output columns per block (a multiple of 16)
-    const int tileE0 = blockIdx.x * tile;
+    const int windowStart = halo - (R + taps.lead) * Cn;   // plane column of output 0's window
+    const int elements = p.width * Cn;
+    const int columns = (elements + tile - 1) / tile;
+    const int strips = (p.height + kRows - 1) / kRows;
     const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
     // Horizontal: entry c = chunk c, taps Cn elements apart. Vertical: entry q = chunk q of a half.
     imma::buildToeplitz<Cn>(taps.h, taps.nh, taps.hChunks, 32, 0, hTable);
     imma::buildToeplitz<1>(taps.v, 2 * R + 1, taps.vChunks, 32, 0, vTable);
     __syncthreads();
 
-    for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
+    // Tiles (32 rows x `tile` outputs) in column-major order, block b taking b, b + gridDim.x, ...:
+    // the blocks in flight work down the same band of columns, so the costly edge tiles (border-
+    // mapped loads) fall on all of them alike (in row-major order a block whose step is a multiple
+    // of the column count kept the image's first column: radius 128 took 5.0 ms instead of ~2).
+    // (column, strip) of the tile, advanced by gridDim.x tiles per step without a division.
+    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
+    int strip = blockIdx.x % strips;
+    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
     {
+        const int y0 = strip * kRows;
+        const int tileE0 = column * tile;
+        // Outputs of this tile inside the row, to a multiple of 16; the plane columns their windows
+        // read (the last tile of a row skips the column groups past them, at the edge the costly ones).
+        const int live = ::min(tile, (elements - tileE0 + 15) / 16 * 16);
+        const int groups = ::min(Tile::kCols / 32, (windowStart + live + 32 * taps.hChunks + 31) / 32);
         const int firstRow = p.roiY + y0 - R;
         const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
-        for (int grp = warp; grp < Tile::kCols / 32; grp += kWarps)
+        for (int grp = warp; grp < groups; grp += kWarps)
             verticalGroup<Cn>(p, taps, reinterpret_cast<const uint4*>(vTable), firstRow, rowsInside,
                               p.roiX * Cn + tileE0 - halo + 32 * grp + 4 * g, grp, hi, lo);
         __syncthreads();
         // (the planes are free again once every warp passed this barrier and the next)
-        imma::horizontal(hi, lo, hTable, taps.hChunks, halo - (R + taps.lead) * Cn, tile, out);
+        imma::horizontal(hi, lo, hTable, taps.hChunks, windowStart, live, out);
         __syncthreads();
-        imma::storeOut(p, out, y0, tileE0, tile);
+        imma::storeOut(p, out, y0, tileE0, live);
+        strip += stepStrips;
+        if (strip >= strips)
+        {
+            strip -= strips;
+            column++;
+        }
     }
 }
 
@@ -204,13 +249,12 @@ void launchTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const Path
     // Opted in once for the largest tile this kernel can ask for (choosePath() checked that the
     // device holds it); each launch asks for its radius's own.
     optInSharedMemory(gaussianTensor8U<Cn>, Tile::maxSharedBytes(Cn), optedIn);
+    // As many blocks as the device holds at once (two per SM), each taking tiles in turn (the tap
+    // matrices are built once per block, not once per tile), or one per tile where there are fewer.
     const long long elements = static_cast<long long>(p.width) * Cn;
-    const int strips = (p.height + kRows - 1) / kRows;
-    // About two blocks per SM in all (what one SM holds), each taking strips in turn: the tap
-    // matrices are built once per block, not once per strip.
-    const int columns = static_cast<int>((elements + choice.tileOutputs - 1) / choice.tileOutputs);
-    const int rows = choice.residentBlocks > 0 ? std::max(1, std::min(strips, choice.residentBlocks / columns)) : strips;
-    const dim3 grid(static_cast<unsigned>(columns), std::min(rows, kMaxGridY));
+    const long long tiles = (elements + choice.tileOutputs - 1) / choice.tileOutputs * ((p.height + kRows - 1) / kRows);
+    const long long blocks = choice.residentBlocks > 0 ? std::min<long long>(tiles, choice.residentBlocks) : tiles;
+    const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks, kMaxGridBlocks)));
     gaussianTensor8U<Cn><<<grid, Tile::kThreads, choice.sharedBytes, stream>>>(p, taps);
 }
 
