@@ -4,7 +4,7 @@
 // same code as the library (whose internal symbols are hidden).
 //
 //   path        kernel file                       radius R = max(rx, ry)   one launch, no scratch
-//   TensorCore  src/cuda/gaussian_tensor8u.cu     kTensorCoreMinRadius..128 (8U)  yes
+//   TensorCore  src/cuda/gaussian_tensor8u.cu     kTensorCoreMinRadius (6)..128 (8U)  yes
 //   Fused       src/cuda/gaussian_fused.cu        1 .. 8 (template)        yes
 //   FusedLarge  src/cuda/gaussian_fused_large.cu  9 .. 128 (run time)      yes
 //   TwoPass     src/cuda/gaussian_separable.cu    any, in place            no: a stream-ordered scratch image
@@ -59,12 +59,12 @@ inline bool verticalTapsFitByte(int depth, const std::vector<uint32_t>& fixedTap
 }
 
 /** Smallest radius at which an 8U filter with byte taps takes the tensor-core path
- * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels: where it measured faster
- * (H200, 16384^2, session 8, perf/NOTES.md section 16): 8UC1 at every radius 9..128 (0.80 against
- * 1.00 ms at 9, 2.08 against 5.25 ms at 90), 8UC3/8UC4 at sigma 5, 10 and 30; slower at radius 1..8,
- * where the small CUDA-core kernel takes 0.28-0.47 ms and this one ~0.75 ms. So it replaces the
- * large-radius CUDA-core kernel for 8U with byte taps and leaves the small one in place. */
-constexpr int kTensorCoreMinRadius = geometry::LargeTile::kMinR;
+ * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels: where it measured at least
+ * as fast on both image sizes of the sweep (H200, session 9, perf/NOTES.md section 17; 8UC1, ms):
+ * radius 6 0.411 against 0.414 at 16384^2 and 0.041 against 0.049 at 3840x2160, 8 0.411 against
+ * 0.468, 9 0.528 against 1.006, 128 1.75 against 7.42. At radius 1..5 the small CUDA-core kernel
+ * is faster at 16384^2 (0.277-0.386 against ~0.41), though not at 4K from radius 3 on. */
+constexpr int kTensorCoreMinRadius = 6;
 
 /** The path for one call. Every rule is a limit of a kernel; the first that applies decides. */
 inline PathChoice choosePath(const PathQuery& q)

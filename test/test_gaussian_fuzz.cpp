@@ -194,7 +194,11 @@ cv::cuda::gaussian::PathChoice pathOf(const FuzzCase& c, size_t smem)
     if (c.depth == CV_8U)
     {
         const std::vector<int64_t> ty = referenceFixedTaps(ks.height, std::max(sy, 0.0), 8);
-        q.verticalTapsFitByte = std::all_of(ty.begin(), ty.end(), [](int64_t t) { return t <= 255; });
+        const std::vector<int64_t> tx = referenceFixedTaps(ks.width, std::max(c.sigmaX, 0.0), 8);
+        auto bytes = [](const std::vector<int64_t>& t) { return std::all_of(t.begin(), t.end(), [](int64_t v) { return v <= 255; }); };
+        q.verticalTapsFitByte = bytes(ty);
+        // the tensor-core path: byte taps both ways, 8-bit dst, radius up to 128 (the switch is on)
+        q.tensorCoreTaps = bytes(ty) && bytes(tx) && !c.floatOutput && std::max(ks.width, ks.height) / 2 <= 128;
     }
     q.unitRowOrColumn = !c.sub() && !constant && (c.size.width == 1 || c.size.height == 1);
     q.dstInSrcAllocation = c.inPlace;
@@ -755,9 +759,10 @@ TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
 
 // The distribution reaches every path over its whole radius range for every channel count (no GPU):
 // among the first 3000 cases of the default seed, for each channel count, separate-dst cases on an
-// sm_90 (so the path is the radius's) with radius 1..8 (fused), 9 up to the channel count's last
-// large-radius tile (large-radius fused), 123..128 for 4 channels (two passes: no tile), above 128
-// (two passes), and the exact boundary radii 8, 9, 128, 129 (and 122, 123 for 4 channels).
+// sm_90 (so the path is the radius's) with radius 1..8 on the small CUDA-core kernel and on the
+// tensor cores (8U from kTensorCoreMinRadius), 9 up to the channel count's last large-radius tile on
+// the large CUDA-core kernel and on the tensor cores, 123..128 for 4 channels (two passes: no tile),
+// above 128 (two passes), and the exact boundary radii 8, 9, 128, 129 (and 122, 123 for 4 channels).
 TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
 {
     const int cases = 3000;
@@ -779,7 +784,8 @@ TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
         std::cout << "[ FUZZ     ] " << kv.first << ": " << kv.second << " cases" << std::endl;
     for (int cn = 1; cn <= 4; cn++)
     {
-        std::vector<std::string> needed = {"radius 1..8 fused", "radius 9..last fused-large", "radius 129.. two-pass"};
+        std::vector<std::string> needed = {"radius 1..8 fused", "radius 1..8 tensor-core", "radius 9..last fused-large",
+                                           "radius 9..last tensor-core", "radius 129.. two-pass"};
         for (int b : {8, 9, 128, 129})
             needed.push_back(cv::format("radius %d", b));
         if (cn == 4)
