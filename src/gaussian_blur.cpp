@@ -88,36 +88,37 @@ void checkBorder(const char* name, int passed)
                    name, passed));
 }
 
-// An attribute of the current device, queried once per device (`cache`: one slot per device, 0 =
-// not queried yet): the path choice's inputs cost no CUDA call per apply() but cudaGetDevice.
-int cachedDeviceAttribute(cudaDeviceAttr attribute, std::atomic<int> (&cache)[64])
+// What the path choice needs of the current device, queried once per device: an apply() costs
+// one cudaGetDevice for it, no attribute query.
+struct DeviceLimits
+{
+    size_t sharedMemOptIn = 0;  // opt-in shared memory per block, which bounds the fused kernels'
+                                // tiles: 64 KiB on sm_75, 99 KiB on sm_86/89, 163 KiB on sm_80, 227 KiB on sm_90
+    int multiprocessors = 0;    // SMs, which size the tensor-core kernel's grid (132 on the H100/H200 SXM)
+};
+
+DeviceLimits deviceLimits()
 {
     int device = 0;
     CUDAIMAGE_CHECK(cudaGetDevice(&device));
-    std::atomic<int>* slot = device >= 0 && device < 64 ? &cache[device] : nullptr;
-    int value = slot ? slot->load(std::memory_order_relaxed) : 0;
-    if (value == 0)
+    static std::atomic<int> smem[64] = {}, sms[64] = {};   // 0: not queried yet
+    const bool cached = device >= 0 && device < 64;
+    int bytes = cached ? smem[device].load(std::memory_order_relaxed) : 0;
+    int count = cached ? sms[device].load(std::memory_order_relaxed) : 0;
+    if (bytes == 0 || count == 0)
     {
-        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
-        if (slot)
-            slot->store(value, std::memory_order_relaxed);
+        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        if (cached)
+        {
+            smem[device].store(bytes, std::memory_order_relaxed);
+            sms[device].store(count, std::memory_order_relaxed);
+        }
     }
-    return value;
-}
-
-// The opt-in shared memory per block, which bounds the fused kernels' tiles: 64 KiB on sm_75,
-// 99 KiB on sm_86/89, 163 KiB on sm_80, 227 KiB on sm_90.
-size_t sharedMemOptIn()
-{
-    static std::atomic<int> cache[64] = {};
-    return static_cast<size_t>(cachedDeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, cache));
-}
-
-// The SMs, which size the tensor-core kernel's grid (132 on the H100/H200 SXM).
-int multiprocessorCount()
-{
-    static std::atomic<int> cache[64] = {};
-    return cachedDeviceAttribute(cudaDevAttrMultiProcessorCount, cache);
+    DeviceLimits d;
+    d.sharedMemOptIn = static_cast<size_t>(bytes);
+    d.multiprocessors = count;
+    return d;
 }
 
 // Byte range [first, last) that a matrix view touches.
@@ -231,8 +232,9 @@ public:
         q.tensorCoreAnyRadius = tensorTaps_.anyRadius;
         q.unitRowOrColumn = unitX || unitY;
         q.dstInSrcAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
-        q.sharedMemOptIn = sharedMemOptIn();
-        q.multiprocessors = multiprocessorCount();
+        const DeviceLimits limits = deviceLimits();
+        q.sharedMemOptIn = limits.sharedMemOptIn;
+        q.multiprocessors = limits.multiprocessors;
         const PathChoice choice = choosePath(q);
 
         SeparablePlan p;

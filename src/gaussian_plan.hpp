@@ -4,7 +4,7 @@
 // same code as the library (whose internal symbols are hidden).
 //
 //   path        kernel file                       radius R = max(rx, ry)   one launch, no scratch
-//   TensorCore  src/cuda/gaussian_tensor8u.cu     kTensorCoreMinRadius (6)..128 (8U)  yes
+//   TensorCore  src/cuda/gaussian_tensor8u.cu     tensorCoreMinRadius(cn)..128 (8U)  yes
 //   Fused       src/cuda/gaussian_fused.cu        1 .. 8 (template)        yes
 //   FusedLarge  src/cuda/gaussian_fused_large.cu  9 .. 128 (run time)      yes
 //   TwoPass     src/cuda/gaussian_separable.cu    any, in place            no: a stream-ordered scratch image
@@ -59,12 +59,14 @@ inline bool verticalTapsFitByte(int depth, const std::vector<uint32_t>& fixedTap
 }
 
 /** Smallest radius at which an 8U filter with byte taps takes the tensor-core path
- * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels: where it measured at least
- * as fast on both image sizes of the sweep (H200, session 9, perf/NOTES.md section 17; 8UC1, ms):
- * radius 6 0.411 against 0.414 at 16384^2 and 0.041 against 0.049 at 3840x2160, 8 0.411 against
- * 0.468, 9 0.528 against 1.006, 128 1.75 against 7.42. At radius 1..5 the small CUDA-core kernel
- * is faster at 16384^2 (0.277-0.386 against ~0.41), though not at 4K from radius 3 on. */
-constexpr int kTensorCoreMinRadius = 6;
+ * (src/cuda/gaussian_tensor8u.cu) instead of the CUDA-core fused kernels, by channel count: where it
+ * measured at least as fast (H200, session 9, perf/NOTES.md section 17). One channel: from radius 6
+ * (sweep, 8UC1: 0.411 against 0.414 ms at 16384^2 and 41 against 49 us at 3840x2160; 0.53 against
+ * 1.01 ms at 9, 1.75 against 7.42 ms at 128; at radius 1..5 the small CUDA-core kernel is faster
+ * at 16384^2, 0.28-0.39 against ~0.41 ms). More channels: from radius 9, where it replaces the
+ * large-radius CUDA-core kernel (8UC3/8UC4 at sigma 5, 10, 30 faster); at radius 6 (sigma 2) it
+ * measured slower (8UC3 1.32 against ~1.05 ms, 8UC4 1.81 against ~1.36 ms). */
+constexpr int tensorCoreMinRadius(int channels) { return channels == 1 ? 6 : geometry::LargeTile::kMinR; }
 
 /** The path for one call. Every rule is a limit of a kernel; the first that applies decides. */
 inline PathChoice choosePath(const PathQuery& q)
@@ -96,7 +98,7 @@ inline PathChoice choosePath(const PathQuery& q)
     // tile holds an item after its halo (4 channels: radius <= 122) and the device holds the kernel's
     // largest tile (111-123 KiB by channel count: sm_80, sm_90; not sm_75/86/89): otherwise the
     // CUDA-core kernels below.
-    if (q.tensorCoreTaps && R >= (q.tensorCoreAnyRadius ? TensorTile::kMinR : kTensorCoreMinRadius) &&
+    if (q.tensorCoreTaps && R >= (q.tensorCoreAnyRadius ? TensorTile::kMinR : tensorCoreMinRadius(q.channels)) &&
         R <= TensorTile::kMaxR && tileOutputs<TensorTile>(R, q.channels) >= 16 &&
         TensorTile::maxSharedBytes(q.channels) <= q.sharedMemOptIn)
     {

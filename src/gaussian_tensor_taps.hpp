@@ -15,7 +15,7 @@
 namespace cv { namespace cuda { namespace gaussian {
 
 /** OPENCV_CUDAIMAGE_TENSOR_CORES, read at filter creation: unset, 1/on/true/yes: the tensor-core
- * path where it measured faster (gaussian_plan.hpp, kTensorCoreMinRadius); 0/off/false/no: never
+ * path where it measured faster (gaussian_plan.hpp, tensorCoreMinRadius); 0/off/false/no: never
  * (the CUDA-core kernels, same results); all: at every radius it can take (for comparisons). */
 enum class TensorCoreMode { Off, Auto, All };
 

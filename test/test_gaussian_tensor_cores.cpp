@@ -136,9 +136,9 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
     }
 }
 
-// Where choosePath() takes the path: every radius from kTensorCoreMinRadius (with the switch at
-// `all`: from 1) to 128 (4 channels: 122) when the taps are valid and the device holds the kernel's
-// largest tile (sm_80, sm_90); otherwise the CUDA-core kernels.
+// Where choosePath() takes the path: every radius from tensorCoreMinRadius (one channel 6, more 9;
+// with the switch at `all`: 1) to 128 (4 channels: 122) when the taps are valid and the device holds
+// the kernel's largest tile (sm_80, sm_90); otherwise the CUDA-core kernels.
 TEST(CudaImage_GaussianTensorCores, path_choice)
 {
     auto query = [](int r, int cn, bool taps, size_t smem, bool anyRadius = false) {
@@ -153,6 +153,10 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
         return q;
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
+    // Where it measured at least as fast (gaussian_plan.hpp).
+    EXPECT_EQ(6, gs::tensorCoreMinRadius(1));
+    for (int cn = 2; cn <= 4; cn++)
+        EXPECT_EQ(9, gs::tensorCoreMinRadius(cn));
     // By hand: 2 x 32 x 1056 + 64 + 32 x 1040 = 100,928 fixed bytes, plus 512 per Toeplitz matrix.
     EXPECT_EQ(size_t(100928 + (9 + 9) * 512), Tile::maxSharedBytes(1));    // 110,144
     EXPECT_EQ(size_t(100928 + (33 + 9) * 512), Tile::maxSharedBytes(4));   // 122,432
@@ -164,7 +168,7 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
                 SCOPED_TRACE(cv::format("%d channels, radius %d%s", cn, r, anyRadius ? ", switch at all" : ""));
                 const int lastLarge = cn == 4 ? 122 : 128;   // the large CUDA-core kernel's and this kernel's tile limit
                 const gs::Path cudaCores = r <= 8 ? gs::Path::Fused : r <= lastLarge ? gs::Path::FusedLarge : gs::Path::TwoPass;
-                const bool tensor = r >= (anyRadius ? 1 : gs::kTensorCoreMinRadius) && r <= lastLarge;
+                const bool tensor = r >= (anyRadius ? 1 : gs::tensorCoreMinRadius(cn)) && r <= lastLarge;
                 for (size_t smem : {sm90, sm80})
                 {
                     const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem, anyRadius));
