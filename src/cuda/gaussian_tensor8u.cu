@@ -4,9 +4,9 @@
 // 16-bit sums times taps again, rounded once), so any order of the same integer products gives its
 // result; here they are byte products with s32 sums on the tensor cores (gaussian_imma.cuh).
 //
-//   one block: strips of 32 output rows x (1024 - 2 halo) output elements, 256 threads, as many
-//     strips in turn as the grid leaves it (a grid of about two blocks per SM: the tap matrices are
-//     built once per block);
+//   one block: tiles of 32 output rows x (1024 - 2 halo) output elements, 256 threads, taken in
+//     turn in column-major order (a grid of two blocks per SM: the tap matrices are built once per
+//     block);
 //   vertical (channels do not matter: columns are elements): a warp takes 32 columns at a time and
 //     reads the strip's source rows in 16-row blocks: per block each lane loads 4 words (rows 4t..
 //     4t+3 of the block, columns 4g..4g+3) and transposes them into one half of the B fragments of
@@ -15,7 +15,7 @@
 //     serves both halves and radius <= 8 needs 3 blocks and 8 MMAs per 32 x 32 outputs; the next
 //     step's blocks are loaded before this step's MMAs. The sums (< 2^16) go to shared memory as a
 //     high and a low byte plane, 8 columns per store;
-//   horizontal: warps take 16 outputs x 8 rows, 2 MMAs per 32-element K chunk against a Toeplitz
+//   horizontal: warps take 16 outputs x 16 rows, 4 MMAs per 32-element K chunk against a Toeplitz
 //     matrix whose taps lie Cn elements apart (gaussian_imma.cuh); the rounded bytes leave through a
 //     shared output tile, a warp per row in 16-byte stores.
 //
@@ -219,8 +219,8 @@ gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U tap
     {
         const int y0 = strip * kRows;
         const int tileE0 = column * tile;
-        // Outputs of this tile inside the row, to a multiple of 16; the plane columns their windows
-        // read (the last tile of a row skips the column groups past them, at the edge the costly ones).
+        // Outputs of this tile inside the row, to a multiple of 16, and the column groups their
+        // windows read (a row's last tile skips the groups past them: at the image edge, the costly ones).
         const int live = ::min(tile, (elements - tileE0 + 15) / 16 * 16);
         const int groups = ::min(Tile::kCols / 32, (windowStart + live + 32 * taps.hChunks + 31) / 32);
         const int firstRow = p.roiY + y0 - R;
