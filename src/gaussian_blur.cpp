@@ -89,35 +89,41 @@ void checkBorder(const char* name, int passed)
 }
 
 // What the path choice needs of the current device, queried once per device: an apply() costs
-// one cudaGetDevice for it, no attribute query.
+// one cudaGetDevice for it.
 struct DeviceLimits
 {
-    size_t sharedMemOptIn = 0;  // opt-in shared memory per block, which bounds the fused kernels'
-                                // tiles: 64 KiB on sm_75, 99 KiB on sm_86/89, 163 KiB on sm_80, 227 KiB on sm_90
-    int multiprocessors = 0;    // SMs, which size the tensor-core kernel's grid (132 on the H100/H200 SXM)
+    size_t sharedMemOptIn = 0;   // opt-in shared memory per block, which bounds the fused kernels'
+                                 // tiles: 64 KiB on sm_75, 99 KiB on sm_86/89, 163 KiB on sm_80, 227 KiB on sm_90
+    int multiprocessors = 0;     // SMs, which size the tensor-core kernel's grid (132 on the H100/H200 SXM)
+    bool tensorCoreCode = false; // the tensor-core kernel's code for this device is for sm_80 or later
 };
 
 DeviceLimits deviceLimits()
 {
     int device = 0;
     CUDAIMAGE_CHECK(cudaGetDevice(&device));
-    static std::atomic<int> smem[64] = {}, sms[64] = {};   // 0: not queried yet
+    // Per device: 0 = not queried yet; the code flag is kept as 1 (no) or 2 (yes).
+    static std::atomic<int> smem[64] = {}, sms[64] = {}, code[64] = {};
     const bool cached = device >= 0 && device < 64;
     int bytes = cached ? smem[device].load(std::memory_order_relaxed) : 0;
     int count = cached ? sms[device].load(std::memory_order_relaxed) : 0;
-    if (bytes == 0 || count == 0)
+    int runs = cached ? code[device].load(std::memory_order_relaxed) : 0;
+    if (bytes == 0 || count == 0 || runs == 0)
     {
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        runs = tensorCoreCodeRuns() ? 2 : 1;
         if (cached)
         {
             smem[device].store(bytes, std::memory_order_relaxed);
             sms[device].store(count, std::memory_order_relaxed);
+            code[device].store(runs, std::memory_order_relaxed);
         }
     }
     DeviceLimits d;
     d.sharedMemOptIn = static_cast<size_t>(bytes);
     d.multiprocessors = count;
+    d.tensorCoreCode = runs == 2;
     return d;
 }
 
@@ -235,6 +241,7 @@ public:
         const DeviceLimits limits = deviceLimits();
         q.sharedMemOptIn = limits.sharedMemOptIn;
         q.multiprocessors = limits.multiprocessors;
+        q.tensorCoreCode = limits.tensorCoreCode;
         const PathChoice choice = choosePath(q);
 
         SeparablePlan p;

@@ -141,6 +141,12 @@ struct TensorTaps8U
     uint8_t v[2 * kMaxR + 1] = {};   //!< vertical: v[r + k] = tap k
 };
 
+/** Whether the tensor-core kernel's code for the current device was compiled for sm_80 or later
+ * (its MMAs need it; a build whose CUDA_ARCH_BIN includes 7.5 compiles it as a stub, which the
+ * driver may also JIT for a newer GPU without code of its own). Queried once per device by the
+ * path choice's caller. */
+bool tensorCoreCodeRuns();
+
 /** The 8U tensor-core path: one kernel, both passes as exact integer products on the tensor cores,
  * no scratch image. Not in place. `choice` is choosePath()'s (Path::TensorCore). */
 void runTensor8U(const SeparablePlan& plan, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream);

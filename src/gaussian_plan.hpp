@@ -35,6 +35,7 @@ struct PathQuery
     bool verticalTapsFitByte = true; //!< 8U: every vertical fixed-point tap is at most 255 (verticalTapsFitByte())
     bool tensorCoreTaps = false;    //!< 8U, byte taps both ways, switch on (TensorTaps8U::valid), 8-bit dst
     bool tensorCoreAnyRadius = false; //!< OPENCV_CUDAIMAGE_TENSOR_CORES=all: the tensor cores from radius 1 (comparisons)
+    bool tensorCoreCode = false;    //!< the tensor-core kernel's code for this device is for sm_80 or later (tensorCoreCodeRuns())
     bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
     bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
     size_t sharedMemOptIn = 0;      //!< the device's cudaDevAttrMaxSharedMemoryPerBlockOptin (bytes)
@@ -95,10 +96,10 @@ inline PathChoice choosePath(const PathQuery& q)
         return twoPass("8U vertical tap above 255 (DP4A multiplies bytes)");
 
     // 8U, 8-bit taps and results: both passes as exact byte products on the tensor cores, where the
-    // tile holds an item after its halo (4 channels: radius <= 122) and the device holds the kernel's
-    // largest tile (111-123 KiB by channel count: sm_80, sm_90; not sm_75/86/89): otherwise the
-    // CUDA-core kernels below.
-    if (q.tensorCoreTaps && R >= (q.tensorCoreAnyRadius ? TensorTile::kMinR : tensorCoreMinRadius(q.channels)) &&
+    // tile holds an item after its halo (4 channels: radius <= 122), the device holds the kernel's
+    // largest tile (108-120 KiB by channel count: sm_80, sm_90; not sm_75/86/89) and the kernel's
+    // code for it is for sm_80 or later: otherwise the CUDA-core kernels below.
+    if (q.tensorCoreTaps && q.tensorCoreCode && R >= (q.tensorCoreAnyRadius ? TensorTile::kMinR : tensorCoreMinRadius(q.channels)) &&
         R <= TensorTile::kMaxR && tileOutputs<TensorTile>(R, q.channels) >= 16 &&
         TensorTile::maxSharedBytes(q.channels) <= q.sharedMemOptIn)
     {

@@ -203,6 +203,7 @@ cv::cuda::gaussian::PathChoice pathOf(const FuzzCase& c, size_t smem)
     q.unitRowOrColumn = !c.sub() && !constant && (c.size.width == 1 || c.size.height == 1);
     q.dstInSrcAllocation = c.inPlace;
     q.sharedMemOptIn = smem;
+    q.tensorCoreCode = true;   // a build with sm_80+ code (the bundle's: sm_90)
     return cv::cuda::gaussian::choosePath(q);
 }
 

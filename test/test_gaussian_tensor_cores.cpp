@@ -137,8 +137,9 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
 }
 
 // Where choosePath() takes the path: every radius from tensorCoreMinRadius (one channel 6, more 9;
-// with the switch at `all`: 1) to 128 (4 channels: 122) when the taps are valid and the device holds
-// the kernel's largest tile (sm_80, sm_90); otherwise the CUDA-core kernels.
+// with the switch at `all`: 1) to 128 (4 channels: 122) when the taps are valid, the device holds
+// the kernel's largest tile (sm_80, sm_90) and the kernel's code for it is for sm_80 or later;
+// otherwise the CUDA-core kernels.
 TEST(CudaImage_GaussianTensorCores, path_choice)
 {
     auto query = [](int r, int cn, bool taps, size_t smem, bool anyRadius = false) {
@@ -148,6 +149,7 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
         q.rx = q.ry = r;
         q.tensorCoreTaps = taps;
         q.tensorCoreAnyRadius = anyRadius;
+        q.tensorCoreCode = true;
         q.sharedMemOptIn = smem;
         q.multiprocessors = 132;
         return q;
@@ -186,6 +188,9 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
                 }
                 EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm86, anyRadius)).path);    // the tile does not fit
                 EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90, anyRadius)).path);   // no valid taps
+                gs::PathQuery stub = query(r, cn, true, sm90, anyRadius);
+                stub.tensorCoreCode = false;   // the kernel's code for the device is for sm_75 (a stub)
+                EXPECT_EQ(cudaCores, gs::choosePath(stub).path);
             }
     // The rules before it still decide first.
     gs::PathQuery inPlace = query(5, 1, true, sm90);

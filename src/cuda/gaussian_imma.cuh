@@ -54,9 +54,17 @@ __device__ __forceinline__ int planeOffset(int row, int column) { return row * k
 
 __device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, uint32_t b1)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    // m16n8k32 needs sm_80. Code for older targets only keeps the library building for every
+    // CUDA_ARCH_BIN: it never runs, as the path choice takes the tensor cores only where the code
+    // the driver loaded was compiled for sm_80 or later (tensorCoreCodeRuns(), gaussian_launch.hpp).
+    (void)d; (void)a; (void)b0; (void)b1;
+    __trap();
+#else
     asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
         : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
         : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
+#endif
 }
 
 // A fragments of `entries` Toeplitz matrices for a line of interleaved elements, Stride apart per

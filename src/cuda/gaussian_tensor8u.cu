@@ -260,6 +260,20 @@ void launchTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const Path
 
 } // namespace
 
+bool tensorCoreCodeRuns()
+{
+    // The PTX target the current device's code of the kernel was compiled from (as CUB's
+    // PtxVersion): 75 where the driver compiled sm_75 PTX for a newer GPU. No code for the device
+    // at all: not runnable either (the error is not sticky; cleared).
+    cudaFuncAttributes attributes;
+    if (cudaFuncGetAttributes(&attributes, gaussianTensor8U<1>) != cudaSuccess)
+    {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return attributes.ptxVersion >= 80;
+}
+
 void runTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
 {
     // choosePath() picked this path: taps built for its radius and channel count, 8-bit output.
