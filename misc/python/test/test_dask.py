@@ -660,7 +660,8 @@ class BlurZarrSampleTest(unittest.TestCase):
         print("\n  most data held at once: %s chunks" % ", ".join("%dx%d: %.1f" % (s, s, held[s]) for s in sorted(held)))
         # 1024 x 1024: 16 x 16 chunks, 16 bands of 16 chunks (a blur of the whole image as one graph
         # held about a hundred chunks). Against the image's growth, not the scheduling: with every
-        # core busy 256 x 256 held 4.4 chunks and 1024 x 1024 8.0 (in other runs 4.4-4.6 and 5.6-7.0).
+        # core busy 256 x 256 held 4.4 chunks and 1024 x 1024 8.0 (in other runs 4.4-4.6 and
+        # 5.6-7.0).
         self.assertLess(held[1024], 10)
         self.assertLess(held[1024], 4 * held[256])
 
