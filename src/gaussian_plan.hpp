@@ -49,7 +49,7 @@ struct PathChoice
     int radius = 0;           //!< R = max(rx, ry)
     int tileOutputs = 0;      //!< fused paths: output elements per block row
     size_t sharedBytes = 0;   //!< fused paths: dynamic shared memory per block
-    int residentBlocks = 0;   //!< tensor-core path: blocks the grid holds (its blocks take strips in turn); 0: one per strip
+    int residentBlocks = 0;   //!< tensor-core path: blocks the grid holds (its blocks take tiles in turn); 0: one block per tile
     const char* reason = "";  //!< the rule that decided
 };
 
