@@ -17,7 +17,10 @@
 #   GTEST_FILTER     tests to run under every tool (default: see FILTER below; sanitizers slow
 #                    kernels 10-100x, so it keeps each tool to a few minutes on an H200)
 #   SANITIZER_ARGS   extra compute-sanitizer arguments (e.g. "--leak-check full" for memcheck)
-#   TOOL_TIMEOUT     seconds per tool (default 3600)
+#   TOOL_TIMEOUT     seconds per tool (default 3600; per shard with SHARDS)
+#   SHARDS           run each tool's tests as this many gtest shards at once, one process each
+#                    (default 1; shards share the GPU, and each sanitizer process spreads its
+#                    host-side work over its own cores)
 #   COMPUTE_SANITIZER  path of compute-sanitizer (default: PATH, /usr/local/cuda*/bin, then
 #                    BUNDLE_DIR/compute-sanitizer/bin, the --fetch layout)
 #
@@ -98,6 +101,10 @@ export CUDAIMAGE_STRESS_OPS=${CUDAIMAGE_STRESS_OPS:-400}
 #                   GaussianBlur_Large.*, GaussianBlur_Huge.*, and the fuzz test again (give it
 #                   another CUDAIMAGE_FUZZ_SEED)
 #   all             both
+#   gaussian        every Gaussian test (*Gaussian*: the CPU-only ones cost nothing), the
+#                   tensor-core tests included, but the two that count free device memory
+#                   (GaussianBlur_Scratch.*: the sanitizer's allocations and other shards move it);
+#                   racecheck and initcheck leave out _Huge as well (below)
 small() { for d in 0 1 2 3 4; do for c in "$@"; do for b in 0 1 2 3 4; do
     printf 'CudaImage/CudaImage_GaussianBlur_Small.matches_cpu/%d:' $((d * 20 + c * 5 + b)); done; done; done; }
 lean="$(small 0 2)CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*:CudaImage_MultiGpu.*:CudaImage_MultiGpu2.*"
@@ -106,7 +113,8 @@ case ${SANITIZE_SET:-lean} in
     lean) FILTER=$lean ;;
     rest) FILTER=$rest ;;
     all)  FILTER="$lean:$rest" ;;
-    *) echo "error: SANITIZE_SET is lean, rest or all, not '$SANITIZE_SET'" >&2; exit 2 ;;
+    gaussian) FILTER='*Gaussian*-CudaImage_GaussianBlur_Scratch.*' ;;
+    *) echo "error: SANITIZE_SET is lean, rest, all or gaussian, not '$SANITIZE_SET'" >&2; exit 2 ;;
 esac
 FILTER=${GTEST_FILTER:-$FILTER}
 
@@ -115,9 +123,29 @@ echo "binary: $bin"
 echo "logs: $OUT"
 summary=()
 status=0
+# One shard of a tool's run: the tests gtest assigns to shard $3 of $SHARDS (all of them when
+# SHARDS is 1), in their own process and log. Prints "errors passed failed rc" (errors empty when
+# the log has no sanitizer summary).
+run_shard() {
+    local tool=$1 tool_filter=$2 shard=$3 stress=$4 log=$5 xml=$6 rc errors failed passed
+    # shellcheck disable=SC2086  # SANITIZER_ARGS is a list of arguments
+    GTEST_TOTAL_SHARDS=$SHARDS GTEST_SHARD_INDEX=$shard CUDAIMAGE_STRESS_OPS=$stress \
+        timeout -k 30 "${TOOL_TIMEOUT:-3600}" "$cs" --tool "$tool" --error-exitcode 1 --report-api-errors no \
+        ${SANITIZER_ARGS:-} "$bin" --gtest_filter="$tool_filter" --gtest_output="xml:$xml" > "$log" 2>&1
+    rc=$?
+    # memcheck, initcheck, synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: H hazards
+    # displayed (E errors, W warnings)", where every hazard, warnings included, counts.
+    errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | tail -1 | grep -Eo '[0-9]+')
+    [[ -z $errors ]] && errors=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | tail -1 | grep -Eo '[0-9]+')
+    failed=$(grep -Eo '[0-9]+ FAILED TESTS?' "$log" | tail -1 | grep -Eo '[0-9]+')
+    passed=$(grep -Eo '^\[  PASSED  \] [0-9]+ test' "$log" | grep -Eo '[0-9]+' | tail -1)
+    echo "${errors:--} ${passed:-0} ${failed:-0} $rc"
+}
+
+SHARDS=${SHARDS:-1}
+[[ $SHARDS =~ ^[1-9][0-9]*$ ]] || { echo "error: SHARDS is a positive count, not '$SHARDS'" >&2; exit 2; }
 for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
-    log=$OUT/$tool.log
-    echo; echo "==> [$(date +%H:%M:%S)] $tool"
+    echo; echo "==> [$(date +%H:%M:%S)] $tool$( ((SHARDS > 1)) && echo " ($SHARDS shards at once)")"
     start=$(date +%s)
     # racecheck and initcheck slow some tests 100x (measured on the H200: the 2^31-byte scratch test
     # 209 s under racecheck, the large asynchronous download 202 s under initcheck): leave the size
@@ -128,26 +156,31 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
         [[ $FILTER == *-* ]] && tool_filter+=":$slow" || tool_filter+="-$slow"
         stress=${CUDAIMAGE_STRESS_OPS_SLOW_TOOLS:-50}
     fi
-    # shellcheck disable=SC2086  # SANITIZER_ARGS is a list of arguments
-    CUDAIMAGE_STRESS_OPS=$stress timeout -k 30 "${TOOL_TIMEOUT:-3600}" "$cs" --tool "$tool" --error-exitcode 1 --report-api-errors no \
-        ${SANITIZER_ARGS:-} "$bin" --gtest_filter="$tool_filter" --gtest_output="xml:$OUT/$tool.xml" > "$log" 2>&1
-    rc=$?
+    # Shards run at once (the GPU is shared; the sanitizer's host-side work spreads over the cores):
+    # SHARDS=1 keeps one process and the logs $tool.log/.xml; more write $tool.<shard>.log/.xml.
+    for ((k = 0; k < SHARDS; k++)); do
+        name=$tool; ((SHARDS > 1)) && name=$tool.$k
+        run_shard "$tool" "$tool_filter" "$k" "$stress" "$OUT/$name.log" "$OUT/$name.xml" > "$OUT/.$name.result" &
+    done
+    wait
+    errors=0 passed=0 failed=0 rc=0 missing=() logs=()
+    for ((k = 0; k < SHARDS; k++)); do
+        name=$tool; ((SHARDS > 1)) && name=$tool.$k
+        read -r e p f r < "$OUT/.$name.result"; rm -f "$OUT/.$name.result"
+        logs+=("$OUT/$name.log")
+        if [[ $e == - ]]; then missing+=("$name (exit $r, $([[ $r == 124 ]] && echo timeout || echo 'crashed or killed?'))"); else errors=$((errors + e)); fi
+        passed=$((passed + p)) failed=$((failed + f))
+        [[ $r != 0 ]] && rc=$r
+    done
     secs=$(( $(date +%s) - start ))
-    # memcheck, initcheck, synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: H hazards
-    # displayed (E errors, W warnings)", where every hazard, warnings included, counts.
-    errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | tail -1 | grep -Eo '[0-9]+')
-    [[ -z $errors ]] && errors=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | tail -1 | grep -Eo '[0-9]+')
-    failed=$(grep -Eo '[0-9]+ FAILED TESTS?' "$log" | tail -1 | grep -Eo '[0-9]+')
-    failed=${failed:-0}
-    passed=$(grep -Eo '^\[  PASSED  \] [0-9]+ test' "$log" | grep -Eo '[0-9]+' | tail -1)
-    if [[ -z $errors ]]; then
-        line="$tool: no ERROR SUMMARY (exit $rc$([[ $rc == 124 ]] && echo ', timeout'), crashed or killed?)"
+    if ((${#missing[@]})); then
+        line="$tool: no sanitizer summary from ${missing[*]}; $errors $([[ $tool == racecheck ]] && echo hazards || echo errors) in the others"
         status=1
     else
         line="$tool: $errors $([[ $tool == racecheck ]] && echo hazards || echo errors)"
-        ((errors > 0)) && status=1
     fi
-    line+="; tests: ${passed:-0} passed, $failed failed; exit $rc; ${secs} s; $log"
+    ((errors > 0)) && status=1
+    line+="; tests: $passed passed, $failed failed; exit $rc; ${secs} s; $( ((SHARDS > 1)) && echo "$SHARDS shards, $OUT/$tool.*.log" || echo "${logs[0]}")"
     ((failed > 0)) && status=1
     [[ $rc != 0 ]] && status=1
     echo "$line"
