@@ -19,6 +19,12 @@ OPT_IN = {"75": 65536, "80": 166912, "86": 101376, "87": 166912, "89": 101376, "
           "100": 232448, "120": 101376}
 # Dynamic shared memory per block of the fused kernels (gaussian_geometry.hpp: sharedBytes<Tile>).
 FUSED_SHARED = {"fusedTile (radius 1..8)": 33024, "fusedLargeTile (radius 9..128)": 65792}
+# The 8U tensor-core kernel's, per channel count: TensorTile::maxSharedBytes(cn), the radius-128 tile
+# it opts in for once and choosePath() checks against the device's limit. Its MMA needs sm_80 (an
+# sm_75 build has a stub that choosePath() never takes). Where it does not fit, 8U stays on the
+# CUDA-core kernels.
+TENSOR_SHARED = {"tensor 8U, 1 channel": 110144, "tensor 8U, 2 channels": 114240,
+                 "tensor 8U, 3 channels": 118336, "tensor 8U, 4 channels": 122432}
 
 ENTRY = re.compile(r"Compiling entry function '(\S+)' for 'sm_(\d+)'")
 SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
@@ -93,8 +99,16 @@ def main():
             limit = OPT_IN.get(a)
             verdict.append(f"sm_{a}: " + ("?" if limit is None else ("fits" if need <= limit else "two-pass instead")))
         print(f"  {kernel:<32} {need:>6} B  " + ", ".join(verdict))
+    for kernel, need in TENSOR_SHARED.items():
+        verdict = []
+        for a in archs:
+            limit = OPT_IN.get(a)
+            fits = "?" if limit is None else "fits" if need <= limit else "CUDA cores instead"
+            verdict.append(f"sm_{a}: " + ("no MMA, CUDA cores" if int(a) < 80 else fits))
+        print(f"  {kernel:<32} {need:>6} B  " + ", ".join(verdict))
     print("(choosePath() reads cudaDevAttrMaxSharedMemoryPerBlockOptin at run time; a kernel that does not fit")
-    print(" on a device is never launched there: its radii take the two-pass path.)")
+    print(" on a device is never launched there: its radii take the two-pass path, or for the tensor-core")
+    print(" kernel the CUDA-core kernels.)")
     if spilling:
         print("kernels that spill (arch, store bytes, load bytes, kernel):")
         for arch, st, ld, mangled in sorted(set(spilling)):
