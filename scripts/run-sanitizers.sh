@@ -128,10 +128,11 @@ echo "logs: $OUT"
 summary=()
 status=0
 # One shard of a tool's run: the tests gtest assigns to shard $3 of $SHARDS (all of them when
-# SHARDS is 1), in their own process and log. Prints "errors passed failed rc" (errors empty when
-# the log has no sanitizer summary).
+# SHARDS is 1), in their own process and log. Prints "errors passed failed rc running": errors "-"
+# when the log has no sanitizer summary; passed and failed count the tests that finished (so a
+# stopped shard still counts its finished ones); running is the test it was in when it stopped.
 run_shard() {
-    local tool=$1 tool_filter=$2 shard=$3 stress=$4 log=$5 xml=$6 rc errors failed passed
+    local tool=$1 tool_filter=$2 shard=$3 stress=$4 log=$5 xml=$6 rc errors failed passed running
     # shellcheck disable=SC2086  # SANITIZER_ARGS is a list of arguments
     GTEST_TOTAL_SHARDS=$SHARDS GTEST_SHARD_INDEX=$shard CUDAIMAGE_STRESS_OPS=$stress \
         timeout -k 30 "${TOOL_TIMEOUT:-3600}" "$cs" --tool "$tool" --error-exitcode 1 --report-api-errors no \
@@ -141,9 +142,10 @@ run_shard() {
     # displayed (E errors, W warnings)", where every hazard, warnings included, counts.
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | tail -1 | grep -Eo '[0-9]+')
     [[ -z $errors ]] && errors=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | tail -1 | grep -Eo '[0-9]+')
-    failed=$(grep -Eo '[0-9]+ FAILED TESTS?' "$log" | tail -1 | grep -Eo '[0-9]+')
-    passed=$(grep -Eo '^\[  PASSED  \] [0-9]+ test' "$log" | grep -Eo '[0-9]+' | tail -1)
-    echo "${errors:--} ${passed:-0} ${failed:-0} $rc"
+    passed=$(grep -cE '^\[       OK \] .*\([0-9]+ ms\)$' "$log")
+    failed=$(grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$' "$log")
+    running=$(grep -E '^\[ RUN      \]|^\[       OK \]|^\[  FAILED  \] .*\([0-9]+ ms\)$' "$log" | tail -1 | sed -nE 's/^\[ RUN      \] ([^ ,]+).*/\1/p')
+    echo "${errors:--} ${passed:-0} ${failed:-0} $rc ${running:--}"
 }
 
 SHARDS=${SHARDS:-1}
@@ -170,9 +172,13 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
     errors=0 passed=0 failed=0 rc=0 missing=() logs=()
     for ((k = 0; k < SHARDS; k++)); do
         name=$tool; ((SHARDS > 1)) && name=$tool.$k
-        read -r e p f r < "$OUT/.$name.result"; rm -f "$OUT/.$name.result"
+        read -r e p f r running < "$OUT/.$name.result"; rm -f "$OUT/.$name.result"
         logs+=("$OUT/$name.log")
-        if [[ $e == - ]]; then missing+=("$name (exit $r, $([[ $r == 124 ]] && echo timeout || echo 'crashed or killed?'))"); else errors=$((errors + e)); fi
+        if [[ $e == - ]]; then
+            missing+=("$name (exit $r, $([[ $r == 124 ]] && echo timeout || echo 'crashed or killed?')$([[ $running != - ]] && echo ", in $running"))")
+        else
+            errors=$((errors + e))
+        fi
         passed=$((passed + p)) failed=$((failed + f))
         [[ $r != 0 ]] && rc=$r
     done
