@@ -39,7 +39,7 @@ try:
     import dask.array as da
     from cv2.cudaimage import dask as cdask
 except ImportError as e:
-    sys.exit("dask_bench: %s (pip install -r scripts/python-requirements.txt)" % e)
+    sys.exit("dask_bench: %s (pip install -r scripts/build/python-requirements.txt)" % e)
 
 try:
     import cupy

@@ -1,4 +1,4 @@
-# Shared settings for the scripts in this folder (sourced, not run).
+# Shared settings for the scripts in this folder and its subfolders (sourced, not run).
 # Everything heavy lives in a cache outside the clone, keyed by what determines it,
 # so a second run (or CI on the same machine) reuses it.
 CUDAIMAGE_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,8 +43,10 @@ case $CUDAIMAGE_DEVICE_CODE in
 esac
 
 # The OpenCV tree's key: what determines its output (version, configuration, compiler, NPP).
+# Whole-line comments and blank lines of the configuration do not count: editing them rebuilds nothing.
 opencv_key() {
-    { echo "$OPENCV_SDIST_SHA256 $NPP_WHEEL_VERSION"; cat "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake";
+    { echo "$OPENCV_SDIST_SHA256 $NPP_WHEEL_VERSION"
+      grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$CUDAIMAGE_REPO/scripts/build/opencv-configure.cmake"
       "$CUDA_HOME/bin/nvcc" --version 2>/dev/null | tail -1; } | sha256sum | cut -c1-10
 }
 OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-$device_label${CUDA_ARCH_BIN//[.;]/}-$(opencv_key)"
@@ -62,7 +64,9 @@ if [[ $OPENCV_LINE == 5.1 ]]; then STANDALONE_BUILD="$CUDAIMAGE_REPO/build-stand
 else STANDALONE_BUILD="$CUDAIMAGE_REPO/build-standalone-$OPENCV_LINE"; fi
 VENV="$CUDAIMAGE_CACHE/venv-py$($PYTHON_SYSTEM -c 'import sys;print("%d%d"%sys.version_info[:2])' 2>/dev/null)"
 
-BUILD_LOCK=/tmp/cudaimage-build-$OPENCV_KEY.lock   # serialises builds in one cached tree
+# Serialises builds in one cached tree: named after the tree itself, so that two keys whose
+# folders link to one tree share the lock.
+BUILD_LOCK=/tmp/cudaimage-build-${OPENCV_ROOT##*/opencv-}.lock
 
 # True when this machine has a CUDA device the driver sees.
 has_cuda_device() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }

@@ -8,7 +8,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-bash "$CUDAIMAGE_REPO/scripts/build-module.sh"
+bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh"
 
 step "demo: samples/python/blur_demo.py ($("$VENV/bin/python" --version), cv2 from $OPENCV_BUILD/python_loader)"
 export PYTHONPATH="$OPENCV_BUILD/python_loader${PYTHONPATH:+:$PYTHONPATH}"

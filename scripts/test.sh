@@ -41,10 +41,10 @@ for line in "${lines[@]}"; do
         export OPENCV_LINE=$line CUDAIMAGE_DEVICE_CODE=$device_code
         source "$CUDAIMAGE_REPO/scripts/common.sh"
         step "OpenCV $line: build (device code: $device_code; OpenCV cached in $OPENCV_ROOT)"
-        bash "$CUDAIMAGE_REPO/scripts/build-module.sh"
-        bash "$CUDAIMAGE_REPO/scripts/build-standalone.sh" --no-test
+        bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh"
+        bash "$CUDAIMAGE_REPO/scripts/build/build-standalone.sh" --no-test
         # The Python packages the tests use beyond NumPy (Dask, Zarr), pinned; quick when there.
-        bash "$CUDAIMAGE_REPO/scripts/python-env.sh"
+        bash "$CUDAIMAGE_REPO/scripts/build/python-env.sh"
     ) || { failed+=("build-$line"); continue; }
     timings+=("$(printf '%-40s %5d s' "build $line $device_code (OpenCV, module, standalone)" $(( $(date +%s) - start )))")
     eval "$(OPENCV_LINE=$line CUDAIMAGE_DEVICE_CODE=$device_code bash -c "source '$CUDAIMAGE_REPO/scripts/common.sh'; declare -p OPENCV_BUILD STANDALONE_BUILD")"
@@ -60,8 +60,8 @@ for line in "${lines[@]}"; do
         "$VENV/bin/python" -m unittest discover -s "$CUDAIMAGE_REPO/misc/python/test" -p 'test_*.py' -v
 
     if [[ $line == 5.1 ]]; then
-        step "OpenCV $line: the pip wheel (scripts/build-wheel.sh), installed in a fresh venv, Python tests from it"
-        timed "$line wheel" env OPENCV_LINE="$line" CUDAIMAGE_DEVICE_CODE="$device_code" bash "$CUDAIMAGE_REPO/scripts/test-wheel.sh" --no-build
+        step "OpenCV $line: the pip wheel (scripts/wheel/build-wheel.sh), installed in a fresh venv, Python tests from it"
+        timed "$line wheel" env OPENCV_LINE="$line" CUDAIMAGE_DEVICE_CODE="$device_code" bash "$CUDAIMAGE_REPO/scripts/wheel/test-wheel.sh" --no-build
     fi
     start=$(date +%s)
 done

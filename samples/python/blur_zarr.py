@@ -450,7 +450,7 @@ def main(argv=None):
         import zarr
         from cv2.cudaimage import dask as cdask
     except ImportError as e:
-        sys.exit("blur_zarr: %s (pip install -r scripts/python-requirements.txt)" % e)
+        sys.exit("blur_zarr: %s (pip install -r scripts/build/python-requirements.txt)" % e)
 
     client = None
     if args.scheduler:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Checks an installed opencv-cudaimage wheel, as a pip user has it (scripts/test-wheel.sh here,
-scripts/bundle/wheel-check.sh on the GPU machine). Run it with the environment's interpreter,
+"""Checks an installed opencv-cudaimage wheel, as a pip user has it (scripts/wheel/test-wheel.sh here,
+scripts/gpu/bundle/wheel-check.sh on the GPU machine). Run it with the environment's interpreter,
 outside the source tree and without PYTHONPATH.
 
     check_install.py --prefix VENV [--opencv-version 5.1.0] [--require-gpu]

@@ -19,7 +19,7 @@ whole image (values, not shapes).
   (SyncedMat staging, counted) and with CuPy chunks (skipped without CuPy).
 
 Skipped as a whole, with the reason, when dask or distributed are not installed
-(pip install -r scripts/python-requirements.txt).
+(pip install -r scripts/build/python-requirements.txt).
 """
 import importlib.util
 import json
@@ -52,7 +52,7 @@ try:
 except Exception:  # ImportError, or a CuPy without a usable CUDA
     cupy = None
 
-needs_dask = unittest.skipIf(MISSING, "needs %s (pip install -r scripts/python-requirements.txt)" % " and ".join(MISSING))
+needs_dask = unittest.skipIf(MISSING, "needs %s (pip install -r scripts/build/python-requirements.txt)" % " and ".join(MISSING))
 
 
 def gpu_count():

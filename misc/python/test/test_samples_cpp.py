@@ -96,7 +96,7 @@ def cpu_blur(img, sigma, border, ksize=(0, 0)):
     return out[r:r + img.shape[0], r:r + img.shape[1]]
 
 
-@unittest.skipIf(TOOL is None, "cudaimage-blur not found (module build: scripts/build-module.sh; or set CUDAIMAGE_BLUR_TOOL)")
+@unittest.skipIf(TOOL is None, "cudaimage-blur not found (module build: scripts/build/build-module.sh; or set CUDAIMAGE_BLUR_TOOL)")
 @unittest.skipIf(TEST_IMAGE is None, "samples/data/blur_test.png not found")
 class BlurToolTest(unittest.TestCase):
     BORDERS = {"replicate": cv2.BORDER_REPLICATE, "reflect101": cv2.BORDER_REFLECT_101,
@@ -196,7 +196,7 @@ class BlurToolTest(unittest.TestCase):
         self.assertIn("6 downloads", out)
 
 
-@unittest.skipIf(SAMPLES_BIN is None, "C++ samples not built (scripts/build-standalone.sh; or set CUDAIMAGE_SAMPLES_BIN)")
+@unittest.skipIf(SAMPLES_BIN is None, "C++ samples not built (scripts/build/build-standalone.sh; or set CUDAIMAGE_SAMPLES_BIN)")
 @unittest.skipIf(TEST_IMAGE is None, "samples/data/blur_test.png not found")
 class CppSamplesTest(unittest.TestCase):
     def sample(self, name, *args):

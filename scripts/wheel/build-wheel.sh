@@ -11,8 +11,8 @@
 # is linked statically (CUDA_USE_STATIC_CUDA_RUNTIME), so no `nvidia-cuda-runtime` is needed; the
 # driver's libcuda.so.1 is the machine's.
 #
-#   scripts/build-wheel.sh [--no-build]
-#     --no-build   package the module build as it is (default: scripts/build-module.sh first, cached)
+#   scripts/wheel/build-wheel.sh [--no-build]
+#     --no-build   package the module build as it is (default: scripts/build/build-module.sh first, cached)
 #
 # The tag. cp39-abi3: cv2 uses Python's limited API (abi3) and NumPy 2, which needs Python 3.9.
 # manylinux_2_36: the glibc of the build system (Debian 12), which bounds what the libraries can
@@ -24,8 +24,8 @@
 # to be told to leave NPP and the driver out, its `repair` refuses Debian 12's patchelf (0.14.3),
 # and the renaming, run paths and checks it would do are the few lines below.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-source "$CUDAIMAGE_REPO/scripts/cv2-package.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+source "$CUDAIMAGE_REPO/scripts/build/cv2-package.sh"
 
 build_module=1
 for arg in "$@"; do
@@ -65,8 +65,8 @@ if ! command -v patchelf >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-upgrade patchelf
 fi
 echo "patchelf $(patchelf --version | awk '{print $2}'), $(strip --version | head -1)"
-if ((build_module)); then bash "$CUDAIMAGE_REPO/scripts/build-module.sh"; fi
-[[ -d $OPENCV_BUILD/python_loader/cv2 ]] || die "no $OPENCV_BUILD/python_loader/cv2: run scripts/build-module.sh"
+if ((build_module)); then bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh"; fi
+[[ -d $OPENCV_BUILD/python_loader/cv2 ]] || die "no $OPENCV_BUILD/python_loader/cv2: run scripts/build/build-module.sh"
 cv2_extension >/dev/null
 # The cached tree is shared by the clones on this machine; build-module.sh points it at the clone
 # that runs it. Say whose sources the wheel holds when that is not this clone (--no-build).

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Standalone build: cudaimage as its own CMake project (top-level CMakeLists.txt) against the
-# cached, installed OpenCV (scripts/build-opencv.sh), then proves the installed package works.
+# cached, installed OpenCV (scripts/build/build-opencv.sh), then proves the installed package works.
 #
-#   scripts/build-standalone.sh [--no-test]
+#   scripts/build/build-standalone.sh [--no-test]
 #
 # 1. configure build-standalone/ (OPENCV_LINE=5.1; build-standalone-4.14/ for 4.14; gitignored)
 #    with OpenCV_DIR=$OPENCV_INSTALL/lib/cmake/opencv5 (opencv4 for 4.14)
@@ -12,7 +12,7 @@
 # 5. configure, build and run cmake/consumer-check against that install with find_package(cudaimage),
 #    and check that it links our libcudaimage.so, not OpenCV's libopencv_cudaimage.so.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 
 run_tests=1
 for arg in "$@"; do
@@ -23,7 +23,7 @@ for arg in "$@"; do
     esac
 done
 
-bash "$CUDAIMAGE_REPO/scripts/build-opencv.sh"
+bash "$CUDAIMAGE_REPO/scripts/build/build-opencv.sh"
 
 build="$STANDALONE_BUILD"
 prefix="$build/install"

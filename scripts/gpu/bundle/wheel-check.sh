@@ -4,9 +4,9 @@
 # with `pip install --no-deps --no-index` (no network there; NPP and the CUDA driver are the
 # machine's), then, from outside the source tree and without PYTHONPATH: the install checks, the
 # Python tests, the demo and the CuPy/PyTorch pipeline sample. Run from a checkout of this
-# repository (the tests and samples are read from it), with the wheel built by scripts/build-wheel.sh:
+# repository (the tests and samples are read from it), with the wheel built by scripts/wheel/build-wheel.sh:
 #
-#   bash scripts/bundle/wheel-check.sh dist/opencv_cudaimage-*.whl
+#   bash scripts/gpu/bundle/wheel-check.sh dist/opencv_cudaimage-*.whl
 #
 # Parts (all run, whatever fails): install, checks (scripts/wheel/check_install.py), python-tests
 # (misc/python/test), demo (samples/python/blur_demo.py), pipeline (samples/python/pipeline_cupy_torch.py).
@@ -18,14 +18,14 @@
 #   PYTHON       the interpreter to base the environment on (default python3)
 #   REQUIRE_GPU  1: no CUDA device is a failure (default: 1 if `nvidia-smi -L` lists a GPU)
 #   EXTRA_WHEELS a folder of wheels to install into the environment too (no index, no dependencies):
-#                the test packages the machine lacks (Dask, Zarr: scripts/python-requirements.txt),
+#                the test packages the machine lacks (Dask, Zarr: scripts/build/python-requirements.txt),
 #                so that the Dask tests run on the GPU with the wheel's cv2 instead of skipping
 #   NPP_LIB_DIR  a folder with libnppc.so.13 etc., if the dynamic linker does not find NPP 13 by
 #                itself (ld.so.cache, LD_LIBRARY_PATH); otherwise the CUDA toolkit's lib64 and an
 #                nvidia-npp wheel among the machine's Python packages are tried
 set -uo pipefail   # no -e: a failing part must not stop the others
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 wheel=${1:?usage: wheel-check.sh dist/opencv_cudaimage-VERSION-...whl}
 [[ -f $wheel ]] || { echo "no wheel at $wheel" >&2; exit 2; }
 wheel=$(cd "$(dirname "$wheel")" && pwd)/$(basename "$wheel")

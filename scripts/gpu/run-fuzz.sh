@@ -2,15 +2,15 @@
 # Differential fuzzing of cv::cuda::createGaussianBlur against CPU oracles
 # (CudaImage_GaussianFuzz.* in test/test_gaussian_fuzz.cpp). Needs a CUDA device.
 #
-#   scripts/run-fuzz.sh [-n CASES] [-s SEED] [-f FIRST] [-o LOG] [BUNDLE_DIR]
+#   scripts/gpu/run-fuzz.sh [-n CASES] [-s SEED] [-f FIRST] [-o LOG] [BUNDLE_DIR]
 #
 #   -n CASES   number of cases (default 10000; the normal test suite runs 200)
 #   -s SEED    seed (default: the test's fixed seed, printed in the log)
 #   -f FIRST   index of the first case (replay one case: -s SEED -f INDEX -n 1)
 #   -o LOG     also write the output to LOG
-#   BUNDLE_DIR an unpacked GPU bundle (scripts/pack-gpu-bundle.sh): runs its bin/opencv_test_cudaimage
+#   BUNDLE_DIR an unpacked GPU bundle (scripts/gpu/pack-gpu-bundle.sh): runs its bin/opencv_test_cudaimage
 #              with the bundle's libraries. Without it: the module build's binary
-#              ($OPENCV_BUILD/bin/opencv_test_cudaimage, scripts/build-module.sh).
+#              ($OPENCV_BUILD/bin/opencv_test_cudaimage, scripts/build/build-module.sh).
 #
 # Exit status: the test's (0: every case matched). A failure prints the seed, the case index, every
 # parameter, the first mismatching pixel and the line that replays it.
@@ -43,9 +43,9 @@ if [[ -n $bundle ]]; then
         export LD_LIBRARY_PATH="$B/lib:$active:$LD_LIBRARY_PATH"
     fi
 else
-    source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+    source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
     bin=$OPENCV_BUILD/bin/opencv_test_cudaimage
-    [[ -x $bin ]] || { echo "error: no $bin: run scripts/build-module.sh first" >&2; exit 2; }
+    [[ -x $bin ]] || { echo "error: no $bin: run scripts/build/build-module.sh first" >&2; exit 2; }
 fi
 
 export CUDAIMAGE_FUZZ_CASES=$cases

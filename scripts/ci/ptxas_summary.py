@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises `ptxas -v` logs (scripts/compile-archs.sh): per kernel family and architecture, the
+"""Summarises `ptxas -v` logs (scripts/ci/compile-archs.sh): per kernel family and architecture, the
 number of instances, the most registers, spill bytes and static shared memory; then the dynamic
 shared memory of the fused paths (src/gaussian_geometry.hpp) against each architecture's opt-in
 limit, which is what src/gaussian_plan.hpp's choosePath() checks at run time.

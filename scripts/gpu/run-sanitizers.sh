@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs NVIDIA compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over the GPU tests of an
-# unpacked GPU bundle (scripts/pack-gpu-bundle.sh) and prints one summary line per tool.
+# unpacked GPU bundle (scripts/gpu/pack-gpu-bundle.sh) and prints one summary line per tool.
 #
-#   scripts/run-sanitizers.sh BUNDLE_DIR [OUT]
-#   scripts/run-sanitizers.sh --fetch DIR    (on a machine with PyPI access: puts compute-sanitizer
+#   scripts/gpu/run-sanitizers.sh BUNDLE_DIR [OUT]
+#   scripts/gpu/run-sanitizers.sh --fetch DIR    (on a machine with PyPI access: puts compute-sanitizer
 #                                            in DIR, from the wheel nvidia-cuda-sanitizer-api
 #                                            $SANITIZER_VERSION, default 13.0.*; ~42 MB; carry DIR
 #                                            to a bare GPU machine and point COMPUTE_SANITIZER at

@@ -6,7 +6,7 @@
 # cv2_extension: prints the module build's cv2 extension ($OPENCV_BUILD/lib/python3/cv2*.so).
 cv2_extension() {
     compgen -G "$OPENCV_BUILD/lib/python3/cv2*.so" | head -1 | grep . \
-        || die "no cv2 extension in $OPENCV_BUILD/lib/python3: run scripts/build-module.sh"
+        || die "no cv2 extension in $OPENCV_BUILD/lib/python3: run scripts/build/build-module.sh"
 }
 
 # stage_cv2_package DEST LIBS_REL WHY

@@ -4,15 +4,15 @@
 # NPP from NVIDIA's PyPI wheel. No patch and no stand-in: both releases build with CUDA 13 as is.
 # Our module is in the tree from its first configure: adding a module later rewrites
 # opencv2/opencv_modules.hpp, which nearly every OpenCV source includes, and rebuilds everything.
-# scripts/build-module.sh then rebuilds only our targets when our sources change.
+# scripts/build/build-module.sh then rebuilds only our targets when our sources change.
 # Idempotent and cached (see scripts/common.sh); a second run takes seconds.
 #
-#   scripts/build-opencv.sh            # CUDA_ARCH_BIN=9.0 by default; override in the environment
+#   scripts/build/build-opencv.sh            # CUDA_ARCH_BIN=9.0 by default; override in the environment
 #
 # Steps: system packages -> Python venv (NumPy 2 headers) -> NPP (verified wheel, linked toolkit
 #        root) -> source (verified sdist) -> configure -> build and install.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 
 stamp="$OPENCV_ROOT/.built"
 if [[ -f $stamp ]]; then
@@ -35,7 +35,7 @@ if ((${#missing[@]})); then
 fi
 
 step "2/6 Python environment with NumPy 2 ($VENV)"
-bash "$CUDAIMAGE_REPO/scripts/python-env.sh"
+bash "$CUDAIMAGE_REPO/scripts/build/python-env.sh"
 
 download="$CUDAIMAGE_CACHE/download"
 mkdir -p "$download"
@@ -88,7 +88,7 @@ if [[ ! -f $OPENCV_ROOT/src/.unpacked ]]; then
 fi
 
 # OpenCV's own tests of the NPP-backed modules are configured for the default line only and built
-# only on request (scripts/pack-gpu-bundle.sh --opencv-tests: they are run on the GPU machine, not
+# only on request (scripts/gpu/pack-gpu-bundle.sh --opencv-tests: they are run on the GPU machine, not
 # here, and take a good part of a fresh build); the other line has the tests of our module alone.
 opencv_tests=()
 test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST="cudaimage;cudaarithm;cudafilters")
@@ -96,7 +96,7 @@ if [[ $OPENCV_LINE != 5.1 ]]; then test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST=c
 
 # Device code (scripts/common.sh): machine code for CUDA_ARCH_BIN, or for a machine without a GPU
 # PTX for the same architectures without device optimisation (CUDA_NVCC_FLAGS_RELEASE adds to the
-# flags of scripts/opencv-configure.cmake; -Xcicc -O0 is the device optimiser's level).
+# flags of scripts/build/opencv-configure.cmake; -Xcicc -O0 is the device optimiser's level).
 if [[ $CUDAIMAGE_DEVICE_CODE == sass ]]; then
     device_code=(-DCUDA_ARCH_BIN="$CUDA_ARCH_BIN")
 else
@@ -104,7 +104,7 @@ else
 fi
 
 step "5/6 configure (device code: $CUDAIMAGE_DEVICE_CODE, CUDA_ARCH_BIN=$CUDA_ARCH_BIN)"
-cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/opencv-configure.cmake" \
+cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/build/opencv-configure.cmake" \
     -DCMAKE_INSTALL_PREFIX="$OPENCV_INSTALL" -DCMAKE_INSTALL_RPATH_USE_LINK_PATH=ON \
     -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_NPP_ROOT" -DCMAKE_CUDA_COMPILER="$CUDA_NPP_ROOT/bin/nvcc" \
     "${device_code[@]}" "${test_list[@]}" \
@@ -120,7 +120,7 @@ npp_missing=$(grep -E '^CUDA_npp[a-z]*_LIBRARY[^=]*=.*NOTFOUND' "$OPENCV_BUILD/C
 step "6/6 build and install (about 30 min on 2 cores; [done/total] below)"
 export NINJA_STATUS="[%f/%t %p %es] "
 log="$OPENCV_ROOT/build.log"
-# flock: never two builds in one tree (scripts/build-module.sh and build-standalone.sh take it too).
+# flock: never two builds in one tree (scripts/build/build-module.sh and build-standalone.sh take it too).
 # Named targets, then install: cudev's test target (slow, not ours to run) is in `all` whatever
 # OPENCV_BUILD_TEST_MODULES_LIST says, so the `install` target would build it.
 # gen-pkgconfig: the .pc file install wants; opencv_cudaimage_blur: our tool, which the module installs.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The cached Python environment ($VENV, Debian's Python 3): NumPy 2 (the headers cv2 is built
-# against) and the pinned packages the Python tests and samples use (scripts/python-requirements.txt:
+# against) and the pinned packages the Python tests and samples use (scripts/build/python-requirements.txt:
 # Dask, distributed, Zarr). Quick when everything is already there.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-req="$CUDAIMAGE_REPO/scripts/python-requirements.txt"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+req="$CUDAIMAGE_REPO/scripts/build/python-requirements.txt"
 stamp="$VENV/.requirements-$( { echo "numpy>=2,<3"; cat "$req" 2>/dev/null; } | sha256sum | cut -c1-10)"
 [[ -f $stamp ]] && exit 0
 if [[ ! -x $VENV/bin/python ]]; then

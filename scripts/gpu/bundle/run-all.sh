@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cudaimage GPU bundle: runs every check on a machine with an NVIDIA GPU, driver and nothing else
 # of ours (no OpenCV needed; a pip cv2 there is kept out of the way). Built on a CPU machine by
-# scripts/pack-gpu-bundle.sh; this file is scripts/bundle/run-all.sh in the repository.
+# scripts/gpu/pack-gpu-bundle.sh; this file is scripts/gpu/bundle/run-all.sh in the repository.
 #
 #   tar -xJf cudaimage-gpu-bundle.tar.xz && cudaimage-gpu-bundle/run-all.sh [gtest arguments]
 #   e.g. run-all.sh --gtest_filter='*Gaussian*'     (passed to both C++ test binaries)
@@ -156,7 +156,7 @@ samples_part() {   # every sample and the tool on the test card; 0 all passed, 7
     missing() { n_fail=$((n_fail + 1)); printf '\n--- sample %s: FAIL (%s)\n' "$1" "$2"; }
     local s
     for s in blur pipeline video_blur; do
-        [[ -x $B/bin/samples/$s ]] || { missing "$s" "not in this bundle: pack it with scripts/pack-gpu-bundle.sh --standalone"; continue; }
+        [[ -x $B/bin/samples/$s ]] || { missing "$s" "not in this bundle: pack it with scripts/gpu/pack-gpu-bundle.sh --standalone"; continue; }
         case $s in
             blur) one blur "$B/bin/samples/blur" "$img" --output-dir "$out" ;;
             pipeline) one pipeline "$B/bin/samples/pipeline" "$img" --output "$out/pipeline.png" ;;

@@ -1,5 +1,5 @@
 # Initial CMake cache for OpenCV 5.1 / 4.14 + contrib CUDA modules (cmake -C this file);
-# scripts/build-module.sh adds cudaimage to the same tree.
+# scripts/build/build-module.sh adds cudaimage to the same tree.
 # Only what cudaimage, its tests, its Python bindings and its peers need; everything else off.
 set(CMAKE_BUILD_TYPE Release CACHE STRING "")
 set(CMAKE_CXX_STANDARD 17 CACHE STRING "")               # CUDA 13's CCCL needs C++17

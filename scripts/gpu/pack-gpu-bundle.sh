@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Packs everything a GPU machine needs to run cudaimage's tests into out/cudaimage-gpu-bundle.tar.xz:
 # test and perf binaries, the OpenCV and system libraries they load, a relocatable cv2 package,
-# the Python tests and samples, and run-all.sh (scripts/bundle/run-all.sh), which runs them all.
+# the Python tests and samples, and run-all.sh (scripts/gpu/bundle/run-all.sh), which runs them all.
 # The target machine needs the NVIDIA driver, bash and Python 3 with NumPy 2; nothing else of ours.
 #
-#   scripts/pack-gpu-bundle.sh [--no-build] [--standalone] [--opencv-tests]
-#     --no-build     use the module build as it is (default: scripts/build-module.sh first, cached)
-#     --standalone   run scripts/build-standalone.sh --no-test first (default: bundle its
+#   scripts/gpu/pack-gpu-bundle.sh [--no-build] [--standalone] [--opencv-tests]
+#     --no-build     use the module build as it is (default: scripts/build/build-module.sh first, cached)
+#     --standalone   run scripts/build/build-standalone.sh --no-test first (default: bundle its
 #                    cudaimage_test and C++ samples only if build-standalone/ already has them).
 #                    The C++ samples are built by the standalone build only: pack with --standalone
 #                    for a bundle whose `samples` part runs every sample.
@@ -27,8 +27,8 @@
 #   python-tests/ misc/python/test/;  python-support/ tests_common.py (OpenCV's, for tests that use it)
 #   samples/      samples/python, samples/data
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-source "$CUDAIMAGE_REPO/scripts/cv2-package.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+source "$CUDAIMAGE_REPO/scripts/build/cv2-package.sh"
 
 build_module=1 build_standalone=0 opencv_tests=0
 for arg in "$@"; do
@@ -50,18 +50,18 @@ stage="$stage_root/$name"
 tarball="$CUDAIMAGE_REPO/out/$name.tar.xz"
 max_mib=60
 
-if ((build_module)); then bash "$CUDAIMAGE_REPO/scripts/build-module.sh"; fi
-if ((build_standalone)); then bash "$CUDAIMAGE_REPO/scripts/build-standalone.sh" --no-test; fi
+if ((build_module)); then bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh"; fi
+if ((build_standalone)); then bash "$CUDAIMAGE_REPO/scripts/build/build-standalone.sh" --no-test; fi
 for f in opencv_test_cudaimage opencv_perf_cudaimage; do
-    [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f: run scripts/build-module.sh"
+    [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f: run scripts/build/build-module.sh"
 done
 cv2_extension >/dev/null
 
 step "1/5 stage $stage"
 rm -rf "$stage"
 mkdir -p "$stage"/{bin/samples,lib/carried,lib/python,checks,python-tests,python-support,samples}
-cp "$CUDAIMAGE_REPO/scripts/bundle/run-all.sh" "$stage/"
-cp "$CUDAIMAGE_REPO/scripts/bundle/cv2_check.py" "$stage/checks/"
+cp "$CUDAIMAGE_REPO/scripts/gpu/bundle/run-all.sh" "$stage/"
+cp "$CUDAIMAGE_REPO/scripts/gpu/bundle/cv2_check.py" "$stage/checks/"
 chmod +x "$stage/run-all.sh"
 cp "$OPENCV_BUILD/bin/opencv_test_cudaimage" "$OPENCV_BUILD/bin/opencv_perf_cudaimage" "$stage/bin/"
 if ((opencv_tests)); then
@@ -78,12 +78,12 @@ if [[ -x $standalone/cudaimage_test ]]; then
     cp "$standalone/cudaimage_test" "$stage/bin/"
     echo "standalone cudaimage_test: built $(date -r "$standalone/cudaimage_test" '+%F %T')"
 else
-    echo "standalone cudaimage_test: not built (scripts/build-standalone.sh, or --standalone), not bundled"
+    echo "standalone cudaimage_test: not built (scripts/build/build-standalone.sh, or --standalone), not bundled"
 fi
 if [[ -x $OPENCV_BUILD/bin/cudaimage-blur ]]; then
     cp "$OPENCV_BUILD/bin/cudaimage-blur" "$stage/bin/"
 else
-    echo "cudaimage-blur: not built (scripts/build-module.sh builds it), not bundled"
+    echo "cudaimage-blur: not built (scripts/build/build-module.sh builds it), not bundled"
 fi
 # The side-by-side benchmark (perf/gaussian_bench.cu, linked against the module build) and what
 # perf/run-gaussian-bench.sh needs on the GPU machine (NPP's part is compiled there).
@@ -91,7 +91,7 @@ bash "$CUDAIMAGE_REPO/perf/build-gaussian-bench.sh"
 cp "$CUDAIMAGE_REPO/out/gaussian_bench" "$stage/bin/"
 mkdir -p "$stage/perf"
 cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$CUDAIMAGE_REPO/perf/dask_bench.py" "$stage/perf/"
-cp "$CUDAIMAGE_REPO/scripts/run-sanitizers.sh" "$stage/"
+cp "$CUDAIMAGE_REPO/scripts/gpu/run-sanitizers.sh" "$stage/"
 # C++ samples: built by the standalone build only (top-level CMakeLists.txt).
 sample_bins=()
 for f in "$standalone"/samples/*; do
@@ -109,7 +109,7 @@ else
 fi
 
 # cv2: the build tree's loader package with the freshly built extension and configs relative to
-# the package (scripts/cv2-package.sh).
+# the package (scripts/build/cv2-package.sh).
 stage_cv2_package "$stage/lib/python/cv2" ../.. "run-all.sh also puts lib/ on LD_LIBRARY_PATH."
 
 if compgen -G "$CUDAIMAGE_REPO/misc/python/test/*" >/dev/null; then

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# The wheel as a pip user gets it: builds it (scripts/build-wheel.sh), installs it into a fresh
+# The wheel as a pip user gets it: builds it (scripts/wheel/build-wheel.sh), installs it into a fresh
 # virtual environment and runs against the installed package, from a folder outside the source
 # tree and without PYTHONPATH: the install checks (scripts/wheel/check_install.py: where cv2 and
 # cv2.cudaimage come from, ldd of every library, version, bindings, argument errors, the device
 # count) and the Python test suite (misc/python/test; the samples it runs are read from the source
 # tree). GPU tests skip without a device.
 #
-#   scripts/test-wheel.sh [--no-build]     (--no-build: passed to build-wheel.sh)
+#   scripts/wheel/test-wheel.sh [--no-build]     (--no-build: passed to build-wheel.sh)
 #
-# Where the dependencies come from: nvidia-npp (134 MB) from the wheel scripts/build-opencv.sh
+# Where the dependencies come from: nvidia-npp (134 MB) from the wheel scripts/build/build-opencv.sh
 # downloaded and verified ($CUDAIMAGE_CACHE/download, --no-index: nothing downloaded again);
-# NumPy and the test packages (scripts/python-requirements.txt: Dask, Zarr) from PyPI through
+# NumPy and the test packages (scripts/build/python-requirements.txt: Dask, Zarr) from PyPI through
 # pip's cache. The environment is build-wheel/venv-test (gitignored), made anew each run.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 t_start=$(date +%s)
 
 build_args=()
@@ -25,7 +25,7 @@ for arg in "$@"; do
     esac
 done
 
-bash "$CUDAIMAGE_REPO/scripts/build-wheel.sh" "${build_args[@]}"
+bash "$CUDAIMAGE_REPO/scripts/wheel/build-wheel.sh" "${build_args[@]}"
 wheel=$(compgen -G "$CUDAIMAGE_REPO/dist/opencv_cudaimage-*.whl" | head -1) || die "no wheel in dist/"
 t_built=$(date +%s)
 
@@ -41,7 +41,7 @@ if [[ -n $npp_wheel ]]; then
 fi
 echo "pip install ${wheel##*/} (+ NumPy from PyPI$([[ -n $npp_wheel ]] || echo ', nvidia-npp from PyPI'))"
 "${pip[@]}" "$wheel"
-"${pip[@]}" -r "$CUDAIMAGE_REPO/scripts/python-requirements.txt"
+"${pip[@]}" -r "$CUDAIMAGE_REPO/scripts/build/python-requirements.txt"
 "$venv/bin/python" -m pip check --disable-pip-version-check
 "$venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null | grep -iE '^(opencv|nvidia|numpy)' | sed 's/^/  /'
 t_installed=$(date +%s)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Module build: cudaimage added to the cached OpenCV tree (scripts/build-opencv.sh, OPENCV_LINE=5.1
+# Module build: cudaimage added to the cached OpenCV tree (scripts/build/build-opencv.sh, OPENCV_LINE=5.1
 # by default or 4.14), so only our module, its tests, perf tests and the cv2 extension are rebuilt
 # when our sources change.
-#   scripts/build-module.sh   -> $OPENCV_BUILD/bin/opencv_{test,perf}_cudaimage, $OPENCV_BUILD/bin/cudaimage-blur,
-#                                cv2 in $OPENCV_BUILD/python_loader
+#   scripts/build/build-module.sh   -> $OPENCV_BUILD/bin/opencv_{test,perf}_cudaimage,
+#                                      $OPENCV_BUILD/bin/cudaimage-blur, cv2 in $OPENCV_BUILD/python_loader
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-bash "$CUDAIMAGE_REPO/scripts/build-opencv.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+bash "$CUDAIMAGE_REPO/scripts/build/build-opencv.sh"
 
 step "module build: cudaimage in $OPENCV_BUILD"
 # The tree remembers the module path of the clone that configured it; point it at this clone

@@ -4,20 +4,20 @@
 # beside the dynamic shared memory the fused paths ask for (gaussian_geometry.hpp) and each
 # architecture's opt-in limit. Run it after every kernel change; its summary goes in the note.
 #
-#   scripts/compile-archs.sh                  # CMAKE_CUDA_ARCHITECTURES "75;80;86;89;90"
-#   CUDAIMAGE_ARCHS="80;90" scripts/compile-archs.sh
+#   scripts/ci/compile-archs.sh                  # CMAKE_CUDA_ARCHITECTURES "75;80;86;89;90"
+#   CUDAIMAGE_ARCHS="80;90" scripts/ci/compile-archs.sh
 #
-# Needs OpenCV's headers (the cached build's install: scripts/build-opencv.sh). Output:
+# Needs OpenCV's headers (the cached build's install: scripts/build/build-opencv.sh). Output:
 # build-archs/<file>.log (ptxas -v) and build-archs/summary.txt. Fails if a file does not compile
 # for an architecture; lists the kernels that spill.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 archs=${CUDAIMAGE_ARCHS:-75;80;86;89;90}
 out="$CUDAIMAGE_REPO/build-archs"
 mkdir -p "$out"
 
 include=$(ls -d "$OPENCV_INSTALL"/include/opencv[45] 2>/dev/null | head -1)
-[[ -n $include ]] || die "no OpenCV headers in $OPENCV_INSTALL: run scripts/build-opencv.sh first"
+[[ -n $include ]] || die "no OpenCV headers in $OPENCV_INSTALL: run scripts/build/build-opencv.sh first"
 gencode=()
 for a in ${archs//;/ }; do gencode+=("--generate-code=arch=compute_$a,code=sm_$a"); done
 
@@ -38,5 +38,5 @@ for p in "${pids[@]}"; do
 done
 ((status == 0)) || exit 1
 
-"$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/ptxas_summary.py" "$out" "$archs" | tee "$out/summary.txt"
+"$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/ci/ptxas_summary.py" "$out" "$archs" | tee "$out/summary.txt"
 echo "compile-archs.sh: $(( $(date +%s) - t0 )) s for sm ${archs//;/, }"
