@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Compiles every kernel file (src/cuda/*.cu) for several GPU architectures, compile only, and
-# reports ptxas's register, spill and static shared-memory use per kernel family and architecture,
-# beside the dynamic shared memory the fused paths ask for (gaussian_geometry.hpp) and each
-# architecture's opt-in limit. Run it after every kernel change; its summary goes in the note.
+# Compiles every kernel file (src/**/*.cu: src/cuda/ and each path's folder src/paths/<name>/) for
+# several GPU architectures, compile only, and reports ptxas's register, spill and static
+# shared-memory use per kernel family and architecture, beside the dynamic shared memory the fused
+# paths ask for (src/gaussian_tile.hpp) and each architecture's opt-in limit. Run it after every kernel change; its summary goes in the note.
 #
 #   scripts/ci/compile-archs.sh                  # CMAKE_CUDA_ARCHITECTURES "75;80;86;89;90"
 #   CUDAIMAGE_ARCHS="80;90" scripts/ci/compile-archs.sh
 #
 # Needs OpenCV's headers (the cached build's install: scripts/build/build-opencv.sh). Output:
-# build-archs/<file>.log (ptxas -v) and build-archs/summary.txt. Fails if a file does not compile
+# build-archs/<file name>.log (ptxas -v) and build-archs/summary.txt. Fails if a file does not compile
 # for an architecture; lists the kernels that spill.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
@@ -21,11 +21,15 @@ include=$(ls -d "$OPENCV_INSTALL"/include/opencv[45] 2>/dev/null | head -1)
 gencode=()
 for a in ${archs//;/ }; do gencode+=("--generate-code=arch=compute_$a,code=sm_$a"); done
 
-step "compile src/cuda/*.cu for sm ${archs//;/, } (ptxas -v)"
+step "compile src/**/*.cu for sm ${archs//;/, } (ptxas -v)"
 t0=$(date +%s)
 pids=()
-for cu in "$CUDAIMAGE_REPO"/src/cuda/*.cu; do
+declare -A seen=()
+mapfile -t sources < <(find "$CUDAIMAGE_REPO/src" -name '*.cu' | sort)
+for cu in "${sources[@]}"; do
     name=$(basename "$cu" .cu)
+    [[ -z ${seen[$name]:-} ]] || die "two kernel files named $name.cu (${seen[$name]#"$CUDAIMAGE_REPO"/}, ${cu#"$CUDAIMAGE_REPO"/}): the logs are named by file"
+    seen[$name]=$cu
     # Flags as the library's own build (CMakeLists.txt), one object per file, all architectures.
     "$CUDA_HOME/bin/nvcc" -std=c++17 -O3 -DNDEBUG --expt-relaxed-constexpr -Xcompiler=-fPIC \
         -D__NV_NO_VECTOR_DEPRECATION_DIAG -I"$CUDAIMAGE_REPO/include" -I"$CUDAIMAGE_REPO/src" -isystem "$include" \

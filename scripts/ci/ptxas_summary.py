@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Summarises `ptxas -v` logs (scripts/ci/compile-archs.sh): per kernel family and architecture, the
 number of instances, the most registers, spill bytes and static shared memory; then the dynamic
-shared memory of the fused paths (src/gaussian_geometry.hpp) against each architecture's opt-in
-limit, which is what src/gaussian_plan.hpp's choosePath() checks at run time.
+shared memory of the fused paths (src/gaussian_tile.hpp) against each architecture's opt-in
+limit, which is what the path choice (src/gaussian_paths.hpp) checks at run time.
 
     ptxas_summary.py BUILD_DIR "75;80;86;89;90"
 
@@ -17,7 +17,7 @@ import sys
 # "Technical Specifications per Compute Capability" (shared memory per block, opt-in).
 OPT_IN = {"75": 65536, "80": 166912, "86": 101376, "87": 166912, "89": 101376, "90": 232448,
           "100": 232448, "120": 101376}
-# Dynamic shared memory per block of the fused kernels (gaussian_geometry.hpp: sharedBytes<Tile>).
+# Dynamic shared memory per block of the fused kernels (src/gaussian_tile.hpp: sharedBytes<Tile>).
 FUSED_SHARED = {"fusedTile (radius 1..8)": 33024, "fusedLargeTile (radius 9..128)": 65792}
 # The 8U tensor-core kernel's, per channel count: TensorTile::maxSharedBytes(cn), the radius-128 tile
 # it opts in for once and choosePath() checks against the device's limit. Its MMA needs sm_80 (an
