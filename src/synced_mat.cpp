@@ -1,6 +1,6 @@
-// cv::cuda::SyncedMat, the handle: argument checks, then the shared storage does the work
-// (synced_mat_storage.cpp: the state machine). TransferStats: transfer_stats.cpp; applyFilter:
-// apply_filter.cpp.
+// cv::cuda::SyncedMat, the handle: which storage and rectangle it refers to, and the argument
+// checks; then the shared storage does the work and alone changes its state (synced_mat_storage.cpp:
+// the state machine). TransferStats: transfer_stats.cpp; applyFilter: apply_filter.cpp.
 #include "precomp.hpp"
 #include "synced_mat_storage.hpp"
 #include "opencv2/core/check.hpp"
@@ -47,11 +47,7 @@ SyncedMat::SyncedMat(const Mat& m)
     CV_CheckLE(m.dims, 2, "SyncedMat(Mat): only 2-D images are supported");
     if (m.empty())
         return;
-    Ptr<Impl> impl = makePtr<Impl>(m.size(), m.type());
-    impl->allocateHost("SyncedMat(Mat)");
-    m.copyTo(impl->host_);
-    impl->hostValid_ = true;
-    impl_ = impl;
+    impl_ = Impl::copyOfHost(m, "SyncedMat(Mat)");
     roi_ = Rect(Point(), m.size());
 }
 
@@ -59,13 +55,7 @@ SyncedMat::SyncedMat(const GpuMat& m, Stream& producer)
 {
     if (m.empty())
         return;
-    Ptr<Impl> impl = makePtr<Impl>(m.size(), m.type());
-    const int owner = detail::memoryDevice(m.data);   // not the current device: the memory's own
-    impl->device_ = owner >= 0 ? owner : getDevice();
-    impl->dev_ = m;
-    impl->devValid_ = true;
-    impl->devMarks_.writer.emplace(producer, StreamAccessor::getStream(producer));
-    impl_ = impl;
+    impl_ = Impl::adoptingDevice(m, producer);
     roi_ = Rect(Point(), m.size());
 }
 
@@ -92,13 +82,13 @@ SyncedMat::SyncedMat(const SyncedMat& parent, Rect roi)
 void SyncedMat::create(int rows, int cols, int type)
 {
     checkSizeAndType(rows, cols, type, "SyncedMat::create");
-    if (impl_ && rows == roi_.height && cols == roi_.width && type == impl_->type_)
+    if (impl_ && rows == roi_.height && cols == roi_.width && type == impl_->type())
         return;
     if (isSubmatrix())
         CV_Error_(Error::StsBadArg, ("SyncedMat::create: this is a %dx%d %s ROI view of a %dx%d storage; "
                                      "creating it as %dx%d %s would detach it from its parent",
-                                     roi_.width, roi_.height, typeName(impl_->type_).c_str(),
-                                     impl_->size_.width, impl_->size_.height, cols, rows,
+                                     roi_.width, roi_.height, typeName(impl_->type()).c_str(),
+                                     impl_->size().width, impl_->size().height, cols, rows,
                                      typeName(type).c_str()));
     if (rows == 0 || cols == 0)
     {
@@ -106,8 +96,7 @@ void SyncedMat::create(int rows, int cols, int type)
         return;
     }
     const int policy = crossDevicePolicy();   // a new storage keeps this handle's policy
-    impl_ = makePtr<Impl>(Size(cols, rows), type);
-    impl_->policy_ = policy;
+    impl_ = makePtr<Impl>(Size(cols, rows), type, policy);
     roi_ = Rect(0, 0, cols, rows);
 }
 
@@ -182,16 +171,14 @@ void SyncedMat::setCrossDevicePolicy(int policy)
     if (policy != CROSS_DEVICE_REFUSE && policy != CROSS_DEVICE_MIGRATE)
         CV_Error_(Error::StsBadArg, ("SyncedMat::setCrossDevicePolicy: policy is %d; allowed: "
                                      "CROSS_DEVICE_REFUSE (0) or CROSS_DEVICE_MIGRATE (1)", policy));
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    impl_->policy_ = policy;
+    impl_->setPolicy(policy);
 }
 
 int SyncedMat::crossDevicePolicy() const
 {
     if (!impl_)
         return CROSS_DEVICE_REFUSE;
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    return impl_->policy_;
+    return impl_->policy();
 }
 
 void SyncedMat::moveToDevice(int device, Stream& stream)
@@ -205,16 +192,7 @@ void SyncedMat::moveToDevice(int device, Stream& stream)
     if (device >= n)
         CV_Error_(Error::StsOutOfRange, ("%s: device is %d; allowed: 0 to %d (%d CUDA devices)", func, device,
                                          n - 1, n));
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    if (impl_->device_ == device)
-        return;
-    detail::DeviceGuard onTarget(device);
-    const cudaStream_t h = StreamAccessor::getStream(stream);
-    const int sd = detail::streamDevice(h);
-    if (sd >= 0 && sd != device)
-        CV_Error_(Error::StsBadArg, ("%s: the stream belongs to CUDA device %d but the target device is %d",
-                                     func, sd, device));
-    impl_->moveLocked(device, stream, h, func);
+    impl_->moveToDevice(device, stream, func);
 }
 
 void SyncedMat::upload(Stream& stream)
@@ -233,13 +211,13 @@ bool SyncedMat::empty() const { return !impl_; }
 Size SyncedMat::size() const { return roi_.size(); }
 int SyncedMat::rows() const { return roi_.height; }
 int SyncedMat::cols() const { return roi_.width; }
-int SyncedMat::type() const { return impl_ ? impl_->type_ : 0; }
+int SyncedMat::type() const { return impl_ ? impl_->type() : 0; }
 int SyncedMat::depth() const { return CV_MAT_DEPTH(type()); }
 int SyncedMat::channels() const { return CV_MAT_CN(type()); }
-size_t SyncedMat::elemSize() const { return impl_ ? CV_ELEM_SIZE(impl_->type_) : 0; }
+size_t SyncedMat::elemSize() const { return impl_ ? CV_ELEM_SIZE(impl_->type()) : 0; }
 Rect SyncedMat::roi() const { return roi_; }
-Size SyncedMat::storageSize() const { return impl_ ? impl_->size_ : Size(); }
-bool SyncedMat::isSubmatrix() const { return impl_ && roi_ != Rect(Point(), impl_->size_); }
+Size SyncedMat::storageSize() const { return impl_ ? impl_->size() : Size(); }
+bool SyncedMat::isSubmatrix() const { return impl_ && roi_ != Rect(Point(), impl_->size()); }
 
 bool SyncedMat::sharesStorageWith(const SyncedMat& other) const
 {
@@ -250,8 +228,7 @@ int SyncedMat::state() const
 {
     if (!impl_)
         return UNINITIALIZED;
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    return (impl_->hostValid_ ? HOST_VALID : 0) | (impl_->devValid_ ? DEVICE_VALID : 0);
+    return impl_->state();
 }
 
 bool SyncedMat::isHostValid() const { return (state() & HOST_VALID) != 0; }
@@ -261,38 +238,33 @@ bool SyncedMat::isHostAllocated() const
 {
     if (!impl_)
         return false;
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    return !impl_->host_.empty();
+    return impl_->hostAllocated();
 }
 
 bool SyncedMat::isDeviceAllocated() const
 {
     if (!impl_)
         return false;
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    return !impl_->dev_.empty();
+    return impl_->deviceAllocated();
 }
 
 int SyncedMat::deviceId() const
 {
     if (!impl_)
         return -1;
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    return impl_->device_;
+    return impl_->device();
 }
 
 TransferStats SyncedMat::stats() const
 {
     if (!impl_)
         return TransferStats();
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    return impl_->stats_;
+    return impl_->stats();
 }
 
 void SyncedMat::resetStats()
 {
     if (!impl_)
         return;
-    std::lock_guard<std::mutex> lock(impl_->mtx_);
-    impl_->stats_ = TransferStats();
+    impl_->resetStats();
 }

@@ -1,5 +1,6 @@
-// Allocation of a SyncedMat storage's two images (synced_mat_storage.hpp). Each image is made in a
-// temporary and committed only on success, so running out of memory leaves the object as it was.
+// New images for a SyncedMat storage's two sides (synced_mat_storage.hpp). They are made apart from
+// the storage and only the state machine commits them (allocateHost, allocateDevice, moveLocked in
+// synced_mat_storage.cpp), so running out of memory leaves the object as it was.
 #include "precomp.hpp"
 #include "synced_mat_storage.hpp"
 
@@ -7,11 +8,8 @@ using namespace cv;
 using namespace cv::cuda;
 using cv::cuda::detail::typeName;
 
-void SyncedMat::Impl::allocateHost(const char* func)
+Mat SyncedMat::Impl::newHostImage(const char* func) const
 {
-    if (!host_.empty())
-        return;
-    const int cur = getDevice();
     MatAllocator* pinned = HostMem::getAllocator(HostMem::PAGE_LOCKED);
     Mat m;
     m.allocator = pinned;
@@ -37,12 +35,10 @@ void SyncedMat::Impl::allocateHost(const char* func)
                                     "%dx%d %s image: %s", func, payloadBytes(), size_.width,
                                     size_.height, typeName(type_).c_str(), why.c_str()));
     }
-    host_ = m;
-    if (device_ < 0)
-        device_ = cur;
+    return m;
 }
 
-GpuMat SyncedMat::Impl::newDeviceImage(int cur, const char* func) const
+GpuMat SyncedMat::Impl::newDeviceImage(int device, const char* func) const
 {
     GpuMat m;
     try
@@ -53,18 +49,8 @@ GpuMat SyncedMat::Impl::newDeviceImage(int cur, const char* func) const
     {
         (void)cudaGetLastError();   // do not leave the error for the next launch check
         CV_Error_(Error::StsNoMem, ("%s: cannot allocate %zu bytes of device memory on device %d for "
-                                    "a %dx%d %s image: %s", func, payloadBytes(), cur, size_.width,
+                                    "a %dx%d %s image: %s", func, payloadBytes(), device, size_.width,
                                     size_.height, typeName(type_).c_str(), e.err.c_str()));
     }
     return m;
-}
-
-void SyncedMat::Impl::allocateDevice(const char* func)
-{
-    if (!dev_.empty())
-        return;
-    const int cur = getDevice();
-    dev_ = newDeviceImage(cur, func);
-    if (device_ < 0)
-        device_ = cur;
 }

@@ -22,7 +22,8 @@ void EventPool::put(StreamMark& m)
     m.event.release();
 }
 
-void record(StreamMark& m, EventPool& events)
+// Records m's event on its own stream, unless it already marks the end of m's work.
+static void record(StreamMark& m, EventPool& events)
 {
     if (m.recorded)
         return;
@@ -46,53 +47,61 @@ static void waitForMark(StreamMark& m, const Waiter& waiter, EventPool& events)
     waiter.stream->waitEvent(*m.event);
 }
 
-void waitFor(SideMarks& side, MarkSet which, const Waiter& waiter, EventPool& events)
+void SideMarks::waitFor(MarkSet which, const Waiter& waiter, EventPool& events)
 {
-    if (side.writer)
-        waitForMark(*side.writer, waiter, events);
+    if (writer_)
+        waitForMark(*writer_, waiter, events);
     if (which == MarkSet::All)
-        for (StreamMark& r : side.readers)
+        for (StreamMark& r : readers_)
             waitForMark(r, waiter, events);
     if (waiter.stream)
         return;
-    if (side.writer)
+    if (writer_)
     {
-        events.put(*side.writer);
-        side.writer.reset();
+        events.put(*writer_);
+        writer_.reset();
     }
     if (which == MarkSet::All)
     {
-        for (StreamMark& r : side.readers)
+        for (StreamMark& r : readers_)
             events.put(r);
-        side.readers.clear();
+        readers_.clear();
     }
+}
+
+Ptr<Event> SideMarks::recordWriter(EventPool& events)
+{
+    if (!writer_)
+        return Ptr<Event>();
+    record(*writer_, events);
+    return writer_->event;
 }
 
 void SideMarks::setWriter(Stream& s, cudaStream_t h, bool eager, EventPool& events)
 {
-    for (StreamMark& r : readers)
+    for (StreamMark& r : readers_)
         events.put(r);
-    readers.clear();
+    readers_.clear();
     Ptr<Event> ev;
-    if (writer)
+    if (writer_)
     {
-        ev = writer->event;
-        writer.reset();
+        ev = writer_->event;
+        writer_.reset();
     }
-    writer.emplace(s, h);
-    writer->event = ev;
-    writer->recorded = eager;
+    writer_.emplace(s, h);
+    writer_->event = ev;
+    writer_->recorded = eager;
     if (eager)
     {
-        if (!writer->event)
-            writer->event = events.take();
-        writer->event->record(s);
+        if (!writer_->event)
+            writer_->event = events.take();
+        writer_->event->record(s);
     }
 }
 
 void SideMarks::addReader(Stream& s, cudaStream_t h, bool eager, EventPool& events)
 {
-    for (StreamMark& r : readers)
+    for (StreamMark& r : readers_)
     {
         if (r.handle != h)
             continue;
@@ -103,8 +112,8 @@ void SideMarks::addReader(Stream& s, cudaStream_t h, bool eager, EventPool& even
         // (lazy + eager transfer: the lazy record, made later, covers the transfer too)
         return;
     }
-    readers.emplace_back(s, h);
-    StreamMark& r = readers.back();
+    readers_.emplace_back(s, h);
+    StreamMark& r = readers_.back();
     r.recorded = eager;
     if (eager)
     {

@@ -35,23 +35,6 @@ private:
     std::vector<Ptr<Event> > events_;
 };
 
-struct SideMarks
-{
-    std::optional<StreamMark> writer;
-    std::vector<StreamMark> readers;
-
-    bool any() const { return writer.has_value() || !readers.empty(); }
-
-    // Stream s (handle h) writes the side: it replaces every mark. Eager: our own transfer, just
-    // enqueued, recorded now; lazy: a caller's access, recorded when someone first waits for it.
-    void setWriter(Stream& s, cudaStream_t h, bool eager, EventPool& events);
-    // Stream s (handle h) reads the side; a stream already reading keeps its one mark.
-    void addReader(Stream& s, cudaStream_t h, bool eager, EventPool& events);
-};
-
-// Records m's event on its own stream, unless it already marks the end of m's work.
-void record(StreamMark& m, EventPool& events);
-
 // Which marks of a side a waiter must wait for: a reader of the memory waits for its writer only;
 // a writer also for its readers.
 enum class MarkSet { Writer, All };
@@ -67,12 +50,38 @@ struct Waiter
     cudaStream_t handle = nullptr;
 };
 
-// The one wait: `waiter` waits for the marks of `side` in `which`. A stream does not wait for
-// itself (its own work is already in order). After a host wait the marks it waited for are
-// dropped: their work is finished, nothing else needs to wait for it. After a stream wait they stay:
-// their work may still run, and the host or another stream may have to wait for it later (the
-// access that follows replaces them through setWriter or addReader).
-void waitFor(SideMarks& side, MarkSet which, const Waiter& waiter, EventPool& events);
+// The marks of one side: the work still pending on its memory. They change only through these
+// functions, and only the storage's state machine calls them (synced_mat_storage.cpp).
+class SideMarks
+{
+public:
+    bool any() const { return writer_.has_value() || !readers_.empty(); }
+
+    // Stream s (handle h) writes the side: it replaces every mark. Eager: our own transfer, just
+    // enqueued, recorded now; lazy: a caller's access, recorded when someone first waits for it.
+    void setWriter(Stream& s, cudaStream_t h, bool eager, EventPool& events);
+    // Stream s (handle h) reads the side; a stream already reading keeps its one mark.
+    void addReader(Stream& s, cudaStream_t h, bool eager, EventPool& events);
+
+    // The one wait: `waiter` waits for the marks in `which`. A stream does not wait for itself (its
+    // own work is already in order). After a host wait the marks it waited for are dropped: their
+    // work is finished, nothing else needs to wait for it. After a stream wait they stay: their
+    // work may still run, and the host or another stream may have to wait for it later (the access
+    // that follows replaces them through setWriter or addReader).
+    void waitFor(MarkSet which, const Waiter& waiter, EventPool& events);
+
+    // The stream of the last write, or `otherwise` when none is pending (the host waited for it).
+    Stream writerStreamOr(const Stream& otherwise) const { return writer_ ? writer_->stream : otherwise; }
+
+    // The last write's event, recorded if it was not yet (on the writer's own stream: the caller
+    // makes that stream's device current), for a wait from another device; null when no write is
+    // pending.
+    Ptr<Event> recordWriter(EventPool& events);
+
+private:
+    std::optional<StreamMark> writer_;
+    std::vector<StreamMark> readers_;
+};
 
 }}} // namespace cv::cuda::detail
 

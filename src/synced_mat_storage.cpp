@@ -16,7 +16,7 @@
 // the same point) until the caller accesses again on that stream. Device waits use
 // Stream::waitEvent (the host never blocks); host accesses block on Event::waitForCompletion.
 //
-// Invariants (checked by tests, asserted in debug):
+// Invariants (checked by tests; the transitions below refuse what would break them):
 //  - holding data => hostValid_ || devValid_;
 //  - hostValid_ => host_ allocated; devValid_ => dev_ allocated;
 //  - the device readers are the streams that read the device since the last device write;
@@ -24,9 +24,18 @@
 //  - every event and every device-side stream belongs to device_ (a move to another device waits
 //    for all of them, then drops them: cudaEventRecord needs an event of the stream's device).
 //
-// This file: the transitions (accesses, transfers, prefetch, release, moves between devices) and
-// the device checks they make. Elsewhere: the storage's members (synced_mat_storage.hpp), its
-// allocation (synced_mat_allocation.cpp), the marks (synced_mat_marks.cpp), the public handle
+// Illegal transitions. As HalideBuffer refuses to "set host dirty when device is dirty", each
+// transition first checks that it is legal from the present state (a partial write over the other
+// side's only valid data, an upload from a stale host, a host write while a transfer still uses
+// the host memory...) and otherwise throws cv::Exception (StsInternal) before changing anything.
+// Such a throw is a fault of this file, never of the caller (the handle's own checks come first
+// and name the caller's mistake); it is checked in every build because a silent wrong transition
+// loses image data.
+//
+// This file is the only one that changes the storage's state: construction, the accesses,
+// transfers, prefetch, release, moves between devices, the policy and the counters, with the
+// device checks they make. Elsewhere: the storage's members (synced_mat_storage.hpp), new images
+// (synced_mat_allocation.cpp), the marks (synced_mat_marks.cpp), the public handle
 // (synced_mat.cpp), applyFilter (apply_filter.cpp).
 #include "precomp.hpp"
 #include "synced_mat_storage.hpp"
@@ -37,8 +46,97 @@ using namespace cv::cuda;
 using cv::cuda::detail::Intent;
 using cv::cuda::detail::MarkSet;
 using cv::cuda::detail::Waiter;
-using cv::cuda::detail::waitFor;
 using cv::cuda::detail::typeName;
+
+namespace {
+
+// `what` says which transition was refused and why; see "Illegal transitions" above.
+void requireLegal(bool legal, const char* what)
+{
+    if (!legal)
+        CV_Error_(Error::StsInternal, ("SyncedMat: illegal state transition: %s", what));
+}
+
+} // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Construction and what the handle reads
+
+SyncedMat::Impl::Impl(Size size, int type, int policy) : size_(size), type_(type), policy_(policy) {}
+
+Ptr<SyncedMat::Impl> SyncedMat::Impl::copyOfHost(const Mat& m, const char* func)
+{
+    Ptr<Impl> impl = makePtr<Impl>(m.size(), m.type(), SyncedMat::CROSS_DEVICE_REFUSE);
+    std::lock_guard<std::mutex> lock(impl->mtx_);
+    impl->allocateHost(func);
+    m.copyTo(impl->host_);   // the same size and type: copies into the page-locked image
+    impl->markHostWritten(true);
+    return impl;
+}
+
+Ptr<SyncedMat::Impl> SyncedMat::Impl::adoptingDevice(const GpuMat& m, Stream& producer)
+{
+    const int owner = detail::memoryDevice(m.data);   // not the current device: the memory's own
+    Ptr<Impl> impl = makePtr<Impl>(m.size(), m.type(), SyncedMat::CROSS_DEVICE_REFUSE);
+    std::lock_guard<std::mutex> lock(impl->mtx_);
+    impl->device_ = owner >= 0 ? owner : getDevice();
+    impl->dev_ = m;
+    impl->markDeviceWritten(producer, StreamAccessor::getStream(producer), true);
+    return impl;
+}
+
+int SyncedMat::Impl::state() const
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    return (hostValid_ ? SyncedMat::HOST_VALID : 0) | (devValid_ ? SyncedMat::DEVICE_VALID : 0);
+}
+
+bool SyncedMat::Impl::hostAllocated() const
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    return !host_.empty();
+}
+
+bool SyncedMat::Impl::deviceAllocated() const
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    return !dev_.empty();
+}
+
+int SyncedMat::Impl::device() const
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    return device_;
+}
+
+int SyncedMat::Impl::policy() const
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    return policy_;
+}
+
+TransferStats SyncedMat::Impl::stats() const
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    return stats_;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Policy and counters
+
+void SyncedMat::Impl::setPolicy(int policy)
+{
+    requireLegal(policy == SyncedMat::CROSS_DEVICE_REFUSE || policy == SyncedMat::CROSS_DEVICE_MIGRATE,
+                 "the cross-device policy must be CROSS_DEVICE_REFUSE or CROSS_DEVICE_MIGRATE");
+    std::lock_guard<std::mutex> lock(mtx_);
+    policy_ = policy;
+}
+
+void SyncedMat::Impl::resetStats()
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    stats_ = TransferStats();
+}
 
 // ------------------------------------------------------------------------------------------------
 // Checks
@@ -90,7 +188,44 @@ int SyncedMat::Impl::deviceForAccess(Stream& s, cudaStream_t h, const char* func
 }
 
 // ------------------------------------------------------------------------------------------------
+// Allocation: an image made apart (synced_mat_allocation.cpp), committed here
+
+void SyncedMat::Impl::allocateHost(const char* func)
+{
+    if (!host_.empty())
+        return;
+    const int cur = getDevice();
+    host_ = newHostImage(func);
+    if (device_ < 0)
+        device_ = cur;
+}
+
+void SyncedMat::Impl::allocateDevice(const char* func)
+{
+    if (!dev_.empty())
+        return;
+    const int cur = getDevice();
+    dev_ = newDeviceImage(cur, func);
+    if (device_ < 0)
+        device_ = cur;
+}
+
+// ------------------------------------------------------------------------------------------------
 // Moving the device side to another device
+
+void SyncedMat::Impl::moveToDevice(int device, Stream& s, const char* func)
+{
+    std::lock_guard<std::mutex> lock(mtx_);
+    if (device_ == device)
+        return;
+    detail::DeviceGuard onTarget(device);
+    const cudaStream_t h = StreamAccessor::getStream(s);
+    const int sd = detail::streamDevice(h);
+    if (sd >= 0 && sd != device)
+        CV_Error_(Error::StsBadArg, ("%s: the stream belongs to CUDA device %d but the target device is %d",
+                                     func, sd, device));
+    moveLocked(device, s, h, func);
+}
 
 void SyncedMat::Impl::moveLocked(int target, Stream& s, cudaStream_t h, const char* func)
 {
@@ -107,17 +242,17 @@ void SyncedMat::Impl::moveLocked(int target, Stream& s, cudaStream_t h, const ch
     Ptr<Event> copied;
     if (copy)
     {
-        CV_DbgAssert(!dev_.empty());
+        requireLegal(!dev_.empty(), "cannot copy the device data to another device: the device "
+                                    "is valid but not allocated");
         fresh = newDeviceImage(target, func);    // OOM: nothing changed
         detail::enablePeerAccess(old, target);
-        if (devMarks_.writer)                    // read after the last write, on the old device
+        Ptr<Event> written;                      // read after the last write, on the old device
         {
-            {
-                detail::DeviceGuard onOld(old);  // a lazy mark records on its own (old) stream
-                detail::record(*devMarks_.writer, events_);
-            }
-            s.waitEvent(*devMarks_.writer->event);
+            detail::DeviceGuard onOld(old);      // a lazy mark records on its own (old) stream
+            written = devMarks_.recordWriter(events_);
         }
+        if (written)
+            s.waitEvent(*written);
         const size_t widthBytes = (size_t)size_.width * CV_ELEM_SIZE(type_);
         cudaMemcpy3DPeerParms p = {};
         p.srcPtr = make_cudaPitchedPtr(dev_.data, dev_.step, widthBytes, size_.height);
@@ -135,18 +270,16 @@ void SyncedMat::Impl::moveLocked(int target, Stream& s, cudaStream_t h, const ch
         detail::DeviceGuard onOld(old);
         if (copied)
             copied->waitForCompletion();
-        waitFor(devMarks_, MarkSet::All, Waiter::host(), events_);
-        waitFor(hostMarks_, MarkSet::All, Waiter::host(), events_);
+        devMarks_.waitFor(MarkSet::All, Waiter::host(), events_);
+        hostMarks_.waitFor(MarkSet::All, Waiter::host(), events_);
         events_.clear();
         dev_.release();
         scratch_.release();
     }
     device_ = target;
-    devValid_ = false;
-    if (copy)
+    if (copy)   // devValid_ stays true: the data now lives in `fresh`; without a copy it was false
     {
         dev_ = fresh;
-        devValid_ = true;
         devMarks_.setWriter(s, h, true, events_);
         detail::countPeerCopy(stats_, payloadBytes());
     }
@@ -157,12 +290,14 @@ void SyncedMat::Impl::moveLocked(int target, Stream& s, cudaStream_t h, const ch
 
 void SyncedMat::Impl::uploadLocked(Stream& s, TransferStats::Reason reason)
 {
-    CV_DbgAssert(hostValid_ && !devValid_ && !host_.empty() && !dev_.empty());
+    requireLegal(!host_.empty() && !dev_.empty(), "cannot upload before both sides are allocated");
+    requireLegal(hostValid_, "cannot upload when the host holds no valid data");
+    requireLegal(!devValid_, "cannot upload when the device is already valid");
     const cudaStream_t h = StreamAccessor::getStream(s);
     // Device memory is overwritten: after its last writer and every reader (WAW, WAR).
-    waitFor(devMarks_, MarkSet::All, Waiter::onStream(s, h), events_);
+    devMarks_.waitFor(MarkSet::All, Waiter::onStream(s, h), events_);
     // Host memory is read: after a download still writing it.
-    waitFor(hostMarks_, MarkSet::Writer, Waiter::onStream(s, h), events_);
+    hostMarks_.waitFor(MarkSet::Writer, Waiter::onStream(s, h), events_);
     CUDAIMAGE_CHECK(cudaMemcpy2DAsync(dev_.data, dev_.step, host_.data, host_.step,
                                    (size_t)size_.width * CV_ELEM_SIZE(type_), size_.height,
                                    cudaMemcpyHostToDevice, h));
@@ -174,12 +309,14 @@ void SyncedMat::Impl::uploadLocked(Stream& s, TransferStats::Reason reason)
 
 void SyncedMat::Impl::downloadLocked(Stream& s, TransferStats::Reason reason)
 {
-    CV_DbgAssert(devValid_ && !hostValid_ && !host_.empty() && !dev_.empty());
+    requireLegal(!host_.empty() && !dev_.empty(), "cannot download before both sides are allocated");
+    requireLegal(devValid_, "cannot download when the device holds no valid data");
+    requireLegal(!hostValid_, "cannot download when the host is already valid");
     const cudaStream_t h = StreamAccessor::getStream(s);
     // Device memory is read: after its last writer (RAW).
-    waitFor(devMarks_, MarkSet::Writer, Waiter::onStream(s, h), events_);
+    devMarks_.waitFor(MarkSet::Writer, Waiter::onStream(s, h), events_);
     // Host memory is overwritten: after a download still writing it and uploads still reading it.
-    waitFor(hostMarks_, MarkSet::All, Waiter::onStream(s, h), events_);
+    hostMarks_.waitFor(MarkSet::All, Waiter::onStream(s, h), events_);
     CUDAIMAGE_CHECK(cudaMemcpy2DAsync(host_.data, host_.step, dev_.data, dev_.step,
                                    (size_t)size_.width * CV_ELEM_SIZE(type_), size_.height,
                                    cudaMemcpyDeviceToHost, h));
@@ -187,6 +324,32 @@ void SyncedMat::Impl::downloadLocked(Stream& s, TransferStats::Reason reason)
     devMarks_.addReader(s, h, true, events_);
     hostValid_ = true;
     detail::countDownload(stats_, reason, payloadBytes());
+}
+
+// ------------------------------------------------------------------------------------------------
+// Writes: the written side becomes the only valid one
+
+void SyncedMat::Impl::markHostWritten(bool whole)
+{
+    requireLegal(!host_.empty(), "cannot mark the host written before it is allocated");
+    requireLegal(whole || hostValid_ || !devValid_,
+                 "cannot mark the host written through a partial view while the device holds the "
+                 "only valid data (download first)");
+    requireLegal(!hostMarks_.any(), "cannot mark the host written while a transfer may still read "
+                                    "or write it (the host waits for it first)");
+    hostValid_ = true;
+    devValid_ = false;
+}
+
+void SyncedMat::Impl::markDeviceWritten(Stream& s, cudaStream_t h, bool whole)
+{
+    requireLegal(!dev_.empty(), "cannot mark the device written before it is allocated");
+    requireLegal(whole || devValid_ || !hostValid_,
+                 "cannot mark the device written through a partial view while the host holds the "
+                 "only valid data (upload first)");
+    devMarks_.setWriter(s, h, false, events_);
+    devValid_ = true;
+    hostValid_ = false;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -198,7 +361,7 @@ Mat SyncedMat::Impl::hostAccess(const Rect& roi, Intent intent, const char* func
     const bool reads = intent != Intent::Write;
     if (reads)
         checkReadable(func);
-    const bool partial = roi != Rect(Point(), size_);
+    const bool partial = !covers(roi);
     const bool download = !hostValid_ && (reads || (partial && devValid_));
     std::optional<detail::DeviceGuard> onStorageDevice;
     if (host_.empty() || download)
@@ -209,7 +372,7 @@ Mat SyncedMat::Impl::hostAccess(const Rect& roi, Intent intent, const char* func
         // On the stream that wrote the device: ordered after that write without an event.
         // Unknown writer (an adopted GpuMat): the legacy default stream, ordered after all
         // work on blocking streams.
-        Stream s = devMarks_.writer ? devMarks_.writer->stream : Stream::Null();
+        Stream s = devMarks_.writerStreamOr(Stream::Null());
         const TransferStats::Reason reason = intent == Intent::Read ? TransferStats::READ_HOST
             : intent == Intent::ReadWrite ? TransferStats::READ_WRITE_HOST
             : TransferStats::WRITE_HOST_PARTIAL;
@@ -217,12 +380,9 @@ Mat SyncedMat::Impl::hostAccess(const Rect& roi, Intent intent, const char* func
     }
     // The host touches the memory as soon as we return: wait for the transfer writing it, and
     // before a write also for the transfers reading it.
-    waitFor(hostMarks_, intent == Intent::Read ? MarkSet::Writer : MarkSet::All, Waiter::host(), events_);
+    hostMarks_.waitFor(intent == Intent::Read ? MarkSet::Writer : MarkSet::All, Waiter::host(), events_);
     if (intent != Intent::Read)
-    {
-        hostValid_ = true;
-        devValid_ = false;
-    }
+        markHostWritten(!partial);
     return host_(roi);
 }
 
@@ -237,7 +397,7 @@ GpuMat SyncedMat::Impl::deviceAccess(const Rect& roi, Stream& s, Intent intent, 
     const cudaStream_t h = StreamAccessor::getStream(s);
     deviceForAccess(s, h, func);
     allocateDevice(func);
-    const bool partial = roi != Rect(Point(), size_);
+    const bool partial = !covers(roi);
     if (!devValid_ && (reads || (partial && hostValid_)))
     {
         const TransferStats::Reason reason = uploadReason != TransferStats::REASON_COUNT ? uploadReason
@@ -247,7 +407,7 @@ GpuMat SyncedMat::Impl::deviceAccess(const Rect& roi, Stream& s, Intent intent, 
         uploadLocked(s, reason);
     }
     // Read after write, write after write; a write also after every read.
-    waitFor(devMarks_, intent == Intent::Read ? MarkSet::Writer : MarkSet::All, Waiter::onStream(s, h), events_);
+    devMarks_.waitFor(intent == Intent::Read ? MarkSet::Writer : MarkSet::All, Waiter::onStream(s, h), events_);
     GpuMat view = dev_(roi);
     if (fn)
         fn(view);
@@ -256,9 +416,7 @@ GpuMat SyncedMat::Impl::deviceAccess(const Rect& roi, Stream& s, Intent intent, 
         devMarks_.addReader(s, h, false, events_);
         return view;
     }
-    devMarks_.setWriter(s, h, false, events_);
-    devValid_ = true;
-    hostValid_ = false;
+    markDeviceWritten(s, h, !partial);
     return view;
 }
 
@@ -294,7 +452,7 @@ void SyncedMat::Impl::releaseSide(bool device, const char* func)
     std::optional<detail::DeviceGuard> onStorageDevice;
     enterStorageDevice(onStorageDevice, func);
     // Memory may go back to an allocator that reuses it at once: let known users finish.
-    waitFor(device ? devMarks_ : hostMarks_, MarkSet::All, Waiter::host(), events_);
+    (device ? devMarks_ : hostMarks_).waitFor(MarkSet::All, Waiter::host(), events_);
     if (device)
     {
         dev_.release();
