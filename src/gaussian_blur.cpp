@@ -5,9 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include "gaussian_taps.hpp"
-#include "gaussian_launch.hpp"
-#include "gaussian_plan.hpp"
-#include "gaussian_tensor_taps.hpp"
+#include "gaussian_paths.hpp"
 #include "device_check.hpp"
 
 namespace cv { namespace cuda {
@@ -95,6 +93,7 @@ struct DeviceLimits
     size_t sharedMemOptIn = 0;   // opt-in shared memory per block, which bounds the fused kernels'
                                  // tiles: 64 KiB on sm_75, 99 KiB on sm_86/89, 163 KiB on sm_80, 227 KiB on sm_90
     int multiprocessors = 0;     // SMs, which size the tensor-core kernel's grid (132 on the H100/H200 SXM)
+    int computeCapability = 0;   // 10 * major + minor: the row of the tuning table (gaussian_tuning.hpp)
     bool tensorCoreCode = false; // the tensor-core kernel's code for this device is for sm_80 or later
 };
 
@@ -103,28 +102,62 @@ DeviceLimits deviceLimits()
     int device = 0;
     CUDAIMAGE_CHECK(cudaGetDevice(&device));
     // Per device: 0 = not queried yet; the code flag is kept as 1 (no) or 2 (yes).
-    static std::atomic<int> smem[64] = {}, sms[64] = {}, code[64] = {};
+    static std::atomic<int> smem[64] = {}, sms[64] = {}, arch[64] = {}, code[64] = {};
     const bool cached = device >= 0 && device < 64;
     int bytes = cached ? smem[device].load(std::memory_order_relaxed) : 0;
     int count = cached ? sms[device].load(std::memory_order_relaxed) : 0;
+    int cc = cached ? arch[device].load(std::memory_order_relaxed) : 0;
     int runs = cached ? code[device].load(std::memory_order_relaxed) : 0;
-    if (bytes == 0 || count == 0 || runs == 0)
+    if (bytes == 0 || count == 0 || cc == 0 || runs == 0)
     {
+        int major = 0, minor = 0;
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+        cc = 10 * major + minor;
         runs = tensorCoreCodeRuns() ? 2 : 1;
         if (cached)
         {
             smem[device].store(bytes, std::memory_order_relaxed);
             sms[device].store(count, std::memory_order_relaxed);
+            arch[device].store(cc, std::memory_order_relaxed);
             code[device].store(runs, std::memory_order_relaxed);
         }
     }
     DeviceLimits d;
     d.sharedMemOptIn = static_cast<size_t>(bytes);
     d.multiprocessors = count;
+    d.computeCapability = cc;
     d.tensorCoreCode = runs == 2;
     return d;
+}
+
+// Every argument checked (before any CUDA call), then the filter's taps as CPU cv::GaussianBlur
+// builds them.
+FilterTaps checkedFilterTaps(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
+                             int rowBorderMode, int columnBorderMode)
+{
+    checkSrcType(srcType);
+    checkDstType(srcType, dstType);
+    checkSigma("sigmaX", sigmaX);
+    checkSigma("sigmaY", sigmaY);
+    const int depth = CV_MAT_DEPTH(srcType);
+    checkKsize("ksize.width", ksize.width, sigmaX, "sigmaX", depth);
+    // sigmaY <= 0 means "same as sigmaX" (CPU rule), so ksize.height == 0 is judged on that.
+    checkKsize("ksize.height", ksize.height, sigmaY > 0 ? sigmaY : sigmaX, sigmaY > 0 ? "sigmaY" : "sigmaX", depth);
+    checkBorder("rowBorderMode", rowBorderMode);
+    checkBorder("columnBorderMode", columnBorderMode == -1 ? rowBorderMode : columnBorderMode);
+
+    const GaussianShape shape = resolveShape(depth, ksize, sigmaX, sigmaY);
+    const int bits = fixedPointBits(depth);
+    FilterTaps f;
+    f.depth = depth;
+    f.channels = CV_MAT_CN(srcType);
+    f.x = makeTaps(shape.ksize.width, shape.sigmaX, bits);
+    f.y = makeTaps(shape.ksize.height, shape.sigmaY, bits);
+    f.tensorCores = tensorCoreMode();
+    return f;
 }
 
 // Byte range [first, last) that a matrix view touches.
@@ -139,37 +172,19 @@ class GaussianBlurImpl CV_FINAL : public Filter
 public:
     GaussianBlurImpl(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
                      int rowBorderMode, int columnBorderMode)
+        : filterTaps_(checkedFilterTaps(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode)),
+          paths_(filterTaps_)
     {
-        checkSrcType(srcType);
-        dstType = checkDstType(srcType, dstType);
-        checkSigma("sigmaX", sigmaX);
-        checkSigma("sigmaY", sigmaY);
-        checkKsize("ksize.width", ksize.width, sigmaX, "sigmaX", CV_MAT_DEPTH(srcType));
-        // sigmaY <= 0 means "same as sigmaX" (CPU rule), so ksize.height == 0 is judged on that.
-        checkKsize("ksize.height", ksize.height, sigmaY > 0 ? sigmaY : sigmaX, sigmaY > 0 ? "sigmaY" : "sigmaX", CV_MAT_DEPTH(srcType));
-        checkBorder("rowBorderMode", rowBorderMode);
+        srcType_ = srcType;
+        dstType_ = checkDstType(srcType, dstType);
         if (columnBorderMode == -1)
             columnBorderMode = rowBorderMode;
-        checkBorder("columnBorderMode", columnBorderMode);
         isolated_ = isolatedFlag(rowBorderMode) | isolatedFlag(columnBorderMode);
-
-        srcType_ = srcType;
-        dstType_ = dstType;
         rowBorder_ = rowBorderMode;
         columnBorder_ = columnBorderMode;
-
-        const int depth = CV_MAT_DEPTH(srcType);
-        const GaussianShape shape = resolveShape(depth, ksize, sigmaX, sigmaY);
-        ksize_ = shape.ksize;
-        const int bits = fixedPointBits(depth);
-        tapsX_ = makeTaps(ksize_.width, shape.sigmaX, bits);
-        tapsY_ = makeTaps(ksize_.height, shape.sigmaY, bits);
-        // Every path's taps, on the host (no CUDA call here): choosePath() picks one per call.
-        fusedTaps_ = makeFusedTaps(depth, tapsX_, tapsY_);
-        fusedLargeTaps_ = makeFusedLargeTaps(depth, CV_MAT_CN(srcType), tapsX_, tapsY_);
-        tensorTaps_ = makeTensorTaps8U(depth, CV_MAT_CN(srcType), tapsX_, tapsY_);
-        separableTaps_ = makeSeparableTaps(depth, tapsX_, tapsY_);
-        verticalTapsFitByte_ = verticalTapsFitByte(depth, tapsY_.fixed);
+        ksize_ = Size(static_cast<int>(filterTaps_.x.real.size()), static_cast<int>(filterTaps_.y.real.size()));
+        horizontalTapsFitByte_ = tapsFitByte(filterTaps_.depth, filterTaps_.x.fixed);
+        verticalTapsFitByte_ = tapsFitByte(filterTaps_.depth, filterTaps_.y.fixed);
     }
 
     void apply(InputArray _src, OutputArray _dst, Stream& stream) CV_OVERRIDE
@@ -184,6 +199,7 @@ public:
                       ("cv::cuda::GaussianBlur: src type is %s but the filter was created for srcType %s",
                        typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
         const int64 rowElems = static_cast<int64>(src.cols) * src.channels();
+        // The two-pass path's scratch rows (the path any call may take) bound the row too.
         const int64 scratchRowBytes = rowElems * static_cast<int64>(scratchElemSize(CV_MAT_DEPTH(srcType_)));
         if (rowElems > INT_MAX / 2 || scratchRowBytes > INT_MAX)
             CV_Error_(Error::StsOutOfRange, ("cv::cuda::GaussianBlur: src row has %lld elements (%lld bytes of scratch per row); "
@@ -225,56 +241,54 @@ public:
         _dst.create(src.size(), dstType_);
         GpuMat dst = _dst.getGpuMat();
 
-        cudaStream_t s = StreamAccessor::getStream(stream);
-        // The path, from the filter, this image and the device (gaussian_plan.hpp gives the rules).
-        // A ROI also reads its parent's pixels: "in place" is any dst inside the source's allocation.
+        // The path, from the filter, this image and the device (gaussian_paths.hpp: the first path
+        // that accepts). A ROI also reads its parent's pixels: "in place" is any dst inside the
+        // source's allocation.
         PathQuery q;
         q.depth = CV_MAT_DEPTH(srcType_);
         q.channels = CV_MAT_CN(srcType_);
         q.rx = ksize_.width / 2;
         q.ry = ksize_.height / 2;
+        q.floatOutput = CV_MAT_DEPTH(dstType_) == CV_32F && q.depth != CV_32F;
+        q.horizontalTapsFitByte = horizontalTapsFitByte_;
         q.verticalTapsFitByte = verticalTapsFitByte_;
-        q.tensorCoreTaps = tensorTaps_.valid && CV_MAT_DEPTH(dstType_) == CV_8U;
-        q.tensorCoreAnyRadius = tensorTaps_.anyRadius;
+        q.tensorCores = filterTaps_.tensorCores;
         q.unitRowOrColumn = unitX || unitY;
         q.dstInSrcAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
         const DeviceLimits limits = deviceLimits();
         q.sharedMemOptIn = limits.sharedMemOptIn;
         q.multiprocessors = limits.multiprocessors;
+        q.computeCapability = limits.computeCapability;
         q.tensorCoreCode = limits.tensorCoreCode;
         const PathChoice choice = choosePath(q);
 
-        SeparablePlan p;
-        p.depth = CV_MAT_DEPTH(srcType_);
-        p.channels = CV_MAT_CN(srcType_);
-        p.floatOutput = CV_MAT_DEPTH(dstType_) == CV_32F && p.depth != CV_32F;
-        p.srcWhole = srcView.data - ofs.y * srcView.step - ofs.x * srcView.elemSize();
-        p.srcStep = srcView.step;
-        p.wholeWidth = whole.width;
-        p.wholeHeight = whole.height;
-        p.roiX = ofs.x;
-        p.roiY = ofs.y;
-        p.width = src.cols;
-        p.height = src.rows;
-        p.dst = dst.data;
-        p.dstStep = dst.step;
+        BlurCall call;
+        call.depth = q.depth;
+        call.channels = q.channels;
+        call.floatOutput = q.floatOutput;
+        call.srcWhole = srcView.data - ofs.y * srcView.step - ofs.x * srcView.elemSize();
+        call.srcStep = srcView.step;
+        call.wholeWidth = whole.width;
+        call.wholeHeight = whole.height;
+        call.roiX = ofs.x;
+        call.roiY = ofs.y;
+        call.width = src.cols;
+        call.height = src.rows;
+        call.dst = dst.data;
+        call.dstStep = dst.step;
         const size_t vec4 = 4 * dst.elemSize1();
-        p.dstAligned4 = reinterpret_cast<uintptr_t>(dst.data) % vec4 == 0 && dst.step % vec4 == 0;
-        p.dstAligned16 = reinterpret_cast<uintptr_t>(dst.data) % 16 == 0 && dst.step % 16 == 0;
+        call.dstAligned4 = reinterpret_cast<uintptr_t>(dst.data) % vec4 == 0 && dst.step % vec4 == 0;
+        call.dstAligned16 = reinterpret_cast<uintptr_t>(dst.data) % 16 == 0 && dst.step % 16 == 0;
         const size_t srcVec4 = 4 * srcView.elemSize1();
-        p.srcAligned4 = reinterpret_cast<uintptr_t>(p.srcWhole) % srcVec4 == 0 && srcView.step % srcVec4 == 0 &&
-                        (static_cast<size_t>(ofs.x) * src.channels()) % 4 == 0;
-        p.rx = unitX ? 0 : ksize_.width / 2;
-        p.ry = unitY ? 0 : ksize_.height / 2;
-        p.rowBorder = rowBorder_;
-        p.columnBorder = columnBorder_;
-        switch (choice.path)
-        {
-        case Path::TensorCore: runTensor8U(p, tensorTaps_, choice, s); break;
-        case Path::Fused:      runFused(p, fusedTaps_, choice, s); break;
-        case Path::FusedLarge: runFusedLarge(p, fusedLargeTaps_, choice, s); break;
-        case Path::TwoPass:    runSeparable(p, separableTaps_, unitX, unitY, s); break;
-        }
+        call.srcAligned4 = reinterpret_cast<uintptr_t>(call.srcWhole) % srcVec4 == 0 && srcView.step % srcVec4 == 0 &&
+                           (static_cast<size_t>(ofs.x) * src.channels()) % 4 == 0;
+        call.rx = unitX ? 0 : q.rx;
+        call.ry = unitY ? 0 : q.ry;
+        call.unitX = unitX;
+        call.unitY = unitY;
+        call.rowBorder = rowBorder_;
+        call.columnBorder = columnBorder_;
+        paths_.launch(call, choice, StreamAccessor::getStream(stream));
     }
 
 private:
@@ -282,15 +296,13 @@ private:
     Size ksize_;
     int rowBorder_ = BORDER_REPLICATE, columnBorder_ = BORDER_REPLICATE;
     bool isolated_ = false;
-    Taps1D tapsX_, tapsY_;
-    bool verticalTapsFitByte_ = true;
-    // Every path's taps stay on the host; a call hands them to its kernels (the fused paths as kernel
-    // parameters, the two-pass path copied into its own stream-ordered memory), so the filter holds
-    // no device memory, needs no lock, and any call (the first too) can be captured in a CUDA graph.
-    FusedTaps fusedTaps_;
-    FusedLargeTaps fusedLargeTaps_;
-    TensorTaps8U tensorTaps_;
-    SeparableTaps separableTaps_;
+    bool horizontalTapsFitByte_ = true, verticalTapsFitByte_ = true;
+    FilterTaps filterTaps_;
+    // Every path's taps stay on the host; a call hands them to its kernels (the single-kernel paths
+    // as kernel parameters, the two-pass path copied into its own stream-ordered memory), so the
+    // filter holds no device memory, needs no lock, and any call (the first too) can be captured in
+    // a CUDA graph.
+    GaussianPaths::Prepared paths_;
     detail::DeviceBinding device_;   // the device the filter serves: apply() refuses other devices
 };
 

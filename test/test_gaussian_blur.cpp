@@ -3,7 +3,7 @@
 #include "test_precomp.hpp"
 #include <algorithm>
 #include "gaussian_reference.hpp"
-#include "../src/gaussian_plan.hpp"
+#include "../src/gaussian_paths.hpp"
 
 namespace opencv_test { namespace {
 
@@ -89,10 +89,8 @@ Mat cpuGaussian(const Mat& src, const Kernel& k, int border)
 Mat cpuFixedPointOnRoi(const Mat& parent, cv::Rect roi, const Kernel& k, int border)
 {
     Size ks = k.ksize;
-    const double perSide = parent.depth() == CV_8U ? 3 : 4;
-    const double sy = k.sy > 0 ? k.sy : k.sx;
-    if (ks.width <= 0) ks.width = cvRound(k.sx * perSide * 2 + 1) | 1;
-    if (ks.height <= 0) ks.height = cvRound(sy * perSide * 2 + 1) | 1;
+    if (ks.width <= 0) ks.width = cv::cuda::gaussianKernelSize(k.sx, parent.depth());
+    if (ks.height <= 0) ks.height = cv::cuda::gaussianKernelSize(k.sy > 0 ? k.sy : k.sx, parent.depth());
     const int rx = ks.width / 2, ry = ks.height / 2;
     Mat padded;
     cv::copyMakeBorder(parent, padded, ry, ry, rx, rx, border, cv::Scalar::all(0));
@@ -297,7 +295,7 @@ TEST_P(CudaImage_GaussianBlur_Large, matches_cpu)
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_Large,
     ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 3, 4)));
 
-// Every boundary of the path choice (src/gaussian_plan.hpp; the choice itself is tested without a
+// Every boundary of the path choice (src/gaussian_paths.hpp; the choice itself is tested without a
 // GPU in test_gaussian_plan.cpp), on the device: radius 8/9 (fused / large-radius fused), the last
 // radius with a large-radius tile for the channel count and the next (4 channels: 122/123), 128/129
 // (large-radius fused / two passes). Each against CPU cv::GaussianBlur, with a separate dst (the
@@ -327,7 +325,7 @@ TEST_P(CudaImage_GaussianBlur_PathBoundaries, matches_cpu)
         q.sharedMemOptIn = static_cast<size_t>(smem);
         const cv::cuda::gaussian::PathChoice c = cv::cuda::gaussian::choosePath(q);
         SCOPED_TRACE(cv::format("%s radius %d: %s (%s)", cv::typeToString(type).c_str(), r,
-                                cv::cuda::gaussian::pathName(c.path), c.reason));
+                                c.name, c.reason));
         const Kernel k{Size(2 * r + 1, 2 * r + 1), 0, 0};
         for (int border : {r % 2 ? cv::BORDER_REFLECT_101 : cv::BORDER_CONSTANT})
         {

@@ -26,7 +26,7 @@
 // CudaImage_GaussianFuzz.cpu_oracles_agree (no GPU) checks 1-2 against 3 on small cases.
 #include "test_precomp.hpp"
 #include "gaussian_reference.hpp"
-#include "../src/gaussian_plan.hpp"
+#include "../src/gaussian_paths.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -158,15 +158,20 @@ struct FuzzCase
     bool sub() const { return !isolated() && roi != Rect(0, 0, parentSize.width, parentSize.height); }
 };
 
-// The kernel size the filter uses (OpenCV's rules; a single row/column of an image seen as whole is
-// not filtered across unless a border is constant).
-Size resolvedKsize(const FuzzCase& c)
+// The filter's kernel size: a zero size derived from sigma (sigmaY <= 0 means sigmaX).
+Size filterKsize(const FuzzCase& c)
 {
     Size ks = c.ksize;
-    const double per = c.depth == CV_8U ? 3 : 4;
-    const double sy = c.sigmaY > 0 ? c.sigmaY : c.sigmaX;
-    if (ks.width <= 0) ks.width = cvRound(c.sigmaX * per * 2 + 1) | 1;
-    if (ks.height <= 0) ks.height = cvRound(sy * per * 2 + 1) | 1;
+    if (ks.width <= 0) ks.width = cv::cuda::gaussianKernelSize(c.sigmaX, c.depth);
+    if (ks.height <= 0) ks.height = cv::cuda::gaussianKernelSize(c.sigmaY > 0 ? c.sigmaY : c.sigmaX, c.depth);
+    return ks;
+}
+
+// The kernel size the filter applies: a single row/column of an image seen as whole is not
+// filtered across unless a border is constant (OpenCV's rule).
+Size resolvedKsize(const FuzzCase& c)
+{
+    Size ks = filterKsize(c);
     const bool constant = (c.rowBorder & 7) == cv::BORDER_CONSTANT || (c.columnBorder & 7) == cv::BORDER_CONSTANT;
     if (!c.sub() && !constant)
     {
@@ -176,15 +181,12 @@ Size resolvedKsize(const FuzzCase& c)
     return ks;
 }
 
-// The kernel path the filter takes for a case (src/gaussian_plan.hpp) on a device with `smem` bytes
+// The kernel path the filter takes for a case (src/gaussian_paths.hpp) on a device with `smem` bytes
 // of opt-in shared memory per block.
 cv::cuda::gaussian::PathChoice pathOf(const FuzzCase& c, size_t smem)
 {
-    const double per = c.depth == CV_8U ? 3 : 4;
     const double sy = c.sigmaY > 0 ? c.sigmaY : c.sigmaX;
-    Size ks = c.ksize;   // the filter's kernel (resolvedKsize() also applies the single row/column rule)
-    if (ks.width <= 0) ks.width = cvRound(c.sigmaX * per * 2 + 1) | 1;
-    if (ks.height <= 0) ks.height = cvRound(sy * per * 2 + 1) | 1;
+    const Size ks = filterKsize(c);   // resolvedKsize() also applies the single row/column rule
     const bool constant = (c.rowBorder & 7) == cv::BORDER_CONSTANT || (c.columnBorder & 7) == cv::BORDER_CONSTANT;
     cv::cuda::gaussian::PathQuery q;
     q.depth = c.depth;
@@ -197,9 +199,9 @@ cv::cuda::gaussian::PathChoice pathOf(const FuzzCase& c, size_t smem)
         const std::vector<int64_t> tx = referenceFixedTaps(ks.width, std::max(c.sigmaX, 0.0), 8);
         auto bytes = [](const std::vector<int64_t>& t) { return std::all_of(t.begin(), t.end(), [](int64_t v) { return v <= 255; }); };
         q.verticalTapsFitByte = bytes(ty);
-        // the tensor-core path: byte taps both ways, 8-bit dst, radius up to 128 (the switch is on)
-        q.tensorCoreTaps = bytes(ty) && bytes(tx) && !c.floatOutput && std::max(ks.width, ks.height) / 2 <= 128;
+        q.horizontalTapsFitByte = bytes(tx);
     }
+    q.floatOutput = c.floatOutput && c.depth != CV_32F;
     q.unitRowOrColumn = !c.sub() && !constant && (c.size.width == 1 || c.size.height == 1);
     q.dstInSrcAllocation = c.inPlace;
     q.sharedMemOptIn = smem;
@@ -230,7 +232,7 @@ std::string describe(const FuzzCase& c)
        << (c.inPlace ? " in-place" : "") << (c.dstInParent ? " dst-is-ROI" : "")
        << (c.oneShot ? " one-shot cv::cuda::GaussianBlur for job 0" : "")
        << " " << streamName(c.streamMode) << " data=" << dataName(c.data)
-       << " path (sm_90)=" << cv::cuda::gaussian::pathName(pathOf(c, kSm90SharedMem).path);
+       << " path (sm_90)=" << pathOf(c, kSm90SharedMem).name;
     return os.str();
 }
 
@@ -252,7 +254,7 @@ double drawSigma(cv::RNG& rng) // 0.3 .. 45, log-uniform (8U radius up to 135, o
     return std::exp(rng.uniform(std::log(0.3), std::log(45.0)));
 }
 
-// Odd 1..513: the radius drawn over every kernel path's whole range (src/gaussian_plan.hpp) for every
+// Odd 1..513: the radius drawn over every kernel path's whole range (src/gaussian_paths.hpp) for every
 // channel count: 0..8 (fused; 0 is a 1x1 kernel), 9..128 (large-radius fused; 4 channels only to
 // 122), 129..256 (two passes), and the boundaries themselves often. Large kernels on all but small
 // images exceed the case budget and are redrawn, so they come with small images (or thin kernels:
@@ -666,7 +668,7 @@ TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
     {
         const FuzzCase c = drawCase(seed, i);
         const cv::cuda::gaussian::PathChoice path = pathOf(c, static_cast<size_t>(smem));
-        paths[cv::format("%s, %d channel(s)", cv::cuda::gaussian::pathName(path.path), c.cn)]++;
+        paths[cv::format("%s, %d channel(s)", path.name, c.cn)]++;
         cv::RNG dataRng(mix(seed ^ (0x5bd1e995ULL * (uint64_t)(i + 1))));
         std::string failures, how;
         try
@@ -776,7 +778,7 @@ TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
             continue;   // two passes whatever the radius
         const int r = p.radius, last = c.cn == 4 ? 122 : 128;
         std::string range = r == 0 ? "0" : r <= 8 ? "1..8" : r <= last ? "9..last" : r <= 128 ? "last+1..128" : "129..";
-        seen[cv::format("C%d radius %s %s", c.cn, range.c_str(), cv::cuda::gaussian::pathName(p.path))]++;
+        seen[cv::format("C%d radius %s %s", c.cn, range.c_str(), p.name)]++;
         for (int b : {8, 9, 122, 123, 128, 129})
             if (r == b)
                 seen[cv::format("C%d radius %d", c.cn, b)]++;

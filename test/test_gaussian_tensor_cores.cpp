@@ -1,10 +1,9 @@
-// The 8U tensor-core path (src/cuda/gaussian_tensor8u.cu): its taps and where the path
-// choice takes it (pure host functions: run without a GPU) and, on the device, that it is bit-exact
+// The 8U tensor-core path (src/paths/tensor_core): its taps and where its rule takes
+// it (pure host functions: run without a GPU) and, on the device, that it is bit-exact
 // with CPU cv::GaussianBlur at every radius it serves, with the path on and switched off, at every
 // border, on sub-matrices, unaligned destinations and more strips than one grid row holds.
 #include "test_precomp.hpp"
-#include "../src/gaussian_plan.hpp"
-#include "../src/gaussian_tensor_taps.hpp"
+#include "gaussian_path_ids.hpp"
 
 #include <cstdlib>
 
@@ -15,7 +14,20 @@ using cv::Mat;
 using cv::Size;
 using cv::cuda::GpuMat;
 namespace gs = cv::cuda::gaussian;
-typedef gs::geometry::TensorTile Tile;
+namespace path = cudaimage_test::path;
+typedef gs::TensorCoreTile Tile;
+
+// The path's taps for a filter, with the switch as the environment sets it (read at creation).
+gs::TensorTaps8U tensorTaps(int depth, int channels, const gs::Taps1D& x, const gs::Taps1D& y)
+{
+    gs::FilterTaps f;
+    f.depth = depth;
+    f.channels = channels;
+    f.x = x;
+    f.y = y;
+    f.tensorCores = gs::tensorCoreMode();
+    return gs::TensorCorePath::prepare(f);
+}
 
 // OPENCV_CUDAIMAGE_TENSOR_CORES for the filters created in one scope (read at creation): "1" (the
 // default: where the path measured faster), "all" (every radius it can take), "0" (never).
@@ -49,7 +61,7 @@ TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_wi
                     const gs::Taps1D& ty = swap ? x : y;
                     const int rX = static_cast<int>(tx.fixed.size()) / 2, rY = static_cast<int>(ty.fixed.size()) / 2;
                     SCOPED_TRACE(cv::format("%d channels, rx %d, ry %d", cn, rX, rY));
-                    const gs::TensorTaps8U t = gs::makeTensorTaps8U(CV_8U, cn, tx, ty);
+                    const gs::TensorTaps8U t = tensorTaps(CV_8U, cn, tx, ty);
                     ASSERT_TRUE(t.valid);
                     EXPECT_EQ(R, t.r);
                     EXPECT_EQ(cn, t.channels);
@@ -97,10 +109,10 @@ TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_wi
     EXPECT_EQ(480, Tile::halo(116, 4));
     EXPECT_EQ(488, Tile::halo(117, 4));
     EXPECT_EQ(504, Tile::halo(122, 4));
-    EXPECT_EQ(3, Tile::lead(5, 1));   // 5 + 3 = 8
-    EXPECT_EQ(1, Tile::lead(5, 2));   // (5 + 1) * 2 = 12
-    EXPECT_EQ(3, Tile::lead(5, 3));   // (5 + 3) * 3 = 24
-    EXPECT_EQ(0, Tile::lead(5, 4));
+    EXPECT_EQ(3, gs::tile::windowLead(5, 1));   // 5 + 3 = 8
+    EXPECT_EQ(1, gs::tile::windowLead(5, 2));   // (5 + 1) * 2 = 12
+    EXPECT_EQ(3, gs::tile::windowLead(5, 3));   // (5 + 3) * 3 = 24
+    EXPECT_EQ(0, gs::tile::windowLead(5, 4));
 }
 
 TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
@@ -108,36 +120,37 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
     const gs::Taps1D ok = byteTaps(5);
     {
         TensorCoresSwitch on("1");
-        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).anyRadius);
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(0, 255), byteTaps(0, 255)).valid);   // 1x1
-        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(1), byteTaps(0, 255)).valid);         // 3x1: ry padded
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(1), byteTaps(0, 256)).valid);        // a 1-tap column: 256
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(5, 256), ok).valid);                 // horizontal tap 256
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, byteTaps(5, 256)).valid);                 // vertical tap 256
-        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(Tile::kMaxR), ok).valid);
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, byteTaps(Tile::kMaxR + 1), ok).valid);
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, byteTaps(Tile::kMaxR + 1)).valid);
+        EXPECT_TRUE(tensorTaps(CV_8U, 1, ok, ok).valid);
+        EXPECT_EQ(gs::TensorCoreMode::Auto, gs::tensorCoreMode());
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(0, 255), byteTaps(0, 255)).valid);   // 1x1
+        EXPECT_TRUE(tensorTaps(CV_8U, 1, byteTaps(1), byteTaps(0, 255)).valid);         // 3x1: ry padded
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(1), byteTaps(0, 256)).valid);        // a 1-tap column: 256
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(5, 256), ok).valid);                 // horizontal tap 256
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, ok, byteTaps(5, 256)).valid);                 // vertical tap 256
+        EXPECT_TRUE(tensorTaps(CV_8U, 1, byteTaps(Tile::kMaxR), ok).valid);
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(Tile::kMaxR + 1), ok).valid);
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, ok, byteTaps(Tile::kMaxR + 1)).valid);
         for (int cn : {2, 3, 4})
-            EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, cn, ok, ok).valid);
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 5, ok, ok).valid);
+            EXPECT_TRUE(tensorTaps(CV_8U, cn, ok, ok).valid);
+        EXPECT_FALSE(tensorTaps(CV_8U, 5, ok, ok).valid);
         for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
-            EXPECT_FALSE(gs::makeTensorTaps8U(depth, 1, ok, ok).valid);
+            EXPECT_FALSE(tensorTaps(depth, 1, ok, ok).valid);
     }
     {
         TensorCoresSwitch all("all");
-        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid);
-        EXPECT_TRUE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).anyRadius);
+        EXPECT_TRUE(tensorTaps(CV_8U, 1, ok, ok).valid);
+        EXPECT_EQ(gs::TensorCoreMode::All, gs::tensorCoreMode());
     }
     for (const char* off : {"0", "off", "false", "no"})
     {
         TensorCoresSwitch sw(off);
-        EXPECT_FALSE(gs::makeTensorTaps8U(CV_8U, 1, ok, ok).valid) << off;
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, ok, ok).valid) << off;
+        EXPECT_EQ(gs::TensorCoreMode::Off, gs::tensorCoreMode()) << off;
     }
 }
 
-// Where choosePath() takes the path: every radius from tensorCoreMinRadius (one channel 6, more 9;
-// with the switch at `all`: 1) to 128 (4 channels: 122) when the taps are valid, the device holds
+// Where choosePath() takes the path: every radius from the tuned minimum (sm_90: one channel 6, more
+// 9; with the switch at `all`: 1) to 128 (4 channels: 122) when the taps are bytes, the device holds
 // the kernel's largest tile (sm_80, sm_90) and the kernel's code for it is for sm_80 or later;
 // otherwise the CUDA-core kernels.
 TEST(CudaImage_GaussianTensorCores, path_choice)
@@ -147,18 +160,19 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
         q.depth = CV_8U;
         q.channels = cn;
         q.rx = q.ry = r;
-        q.tensorCoreTaps = taps;
-        q.tensorCoreAnyRadius = anyRadius;
+        q.horizontalTapsFitByte = taps;   // false: a horizontal tap of 256 (the CUDA-core kernels still run)
+        q.tensorCores = anyRadius ? gs::TensorCoreMode::All : gs::TensorCoreMode::Auto;
         q.tensorCoreCode = true;
         q.sharedMemOptIn = smem;
         q.multiprocessors = 132;
         return q;
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
-    // Where it measured at least as fast (gaussian_plan.hpp).
-    EXPECT_EQ(6, gs::tensorCoreMinRadius(1));
+    // Where it measured at least as fast (gaussian_tuning.hpp, the sm_90 row: the query's default).
+    const gs::tuning::ArchTuning& sm90Row = gs::tuning::forArch(90);
+    EXPECT_EQ(6, gs::tuning::tensorCoreMinRadius(sm90Row, 1));
     for (int cn = 2; cn <= 4; cn++)
-        EXPECT_EQ(9, gs::tensorCoreMinRadius(cn));
+        EXPECT_EQ(9, gs::tuning::tensorCoreMinRadius(sm90Row, cn));
     // By hand: 2 x 32 x 1056 + 64 + 32 x 1040 = 100,928 fixed bytes, plus 512 per Toeplitz matrix.
     EXPECT_EQ(size_t(100928 + (9 + 9) * 512), Tile::maxSharedBytes(1));    // 110,144
     EXPECT_EQ(size_t(100928 + (33 + 9) * 512), Tile::maxSharedBytes(4));   // 122,432
@@ -169,12 +183,12 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
             {
                 SCOPED_TRACE(cv::format("%d channels, radius %d%s", cn, r, anyRadius ? ", switch at all" : ""));
                 const int lastLarge = cn == 4 ? 122 : 128;   // the large CUDA-core kernel's and this kernel's tile limit
-                const gs::Path cudaCores = r <= 8 ? gs::Path::Fused : r <= lastLarge ? gs::Path::FusedLarge : gs::Path::TwoPass;
-                const bool tensor = r >= (anyRadius ? 1 : gs::tensorCoreMinRadius(cn)) && r <= lastLarge;
+                const int cudaCores = r <= 8 ? path::Fused : r <= lastLarge ? path::FusedLarge : path::TwoPass;
+                const bool tensor = r >= (anyRadius ? 1 : gs::tuning::tensorCoreMinRadius(sm90Row, cn)) && r <= lastLarge;
                 for (size_t smem : {sm90, sm80})
                 {
                     const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem, anyRadius));
-                    EXPECT_EQ(tensor ? gs::Path::TensorCore : cudaCores, c.path) << c.reason;
+                    EXPECT_EQ(tensor ? path::TensorCore : cudaCores, c.index) << c.reason;
                     if (tensor)
                     {
                         EXPECT_EQ(1024 - 2 * Tile::halo(r, cn), c.tileOutputs);
@@ -186,19 +200,19 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
                     else
                         EXPECT_EQ(0, c.residentBlocks);
                 }
-                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm86, anyRadius)).path);    // the tile does not fit
-                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90, anyRadius)).path);   // no valid taps
+                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm86, anyRadius)).index);    // the tile does not fit
+                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90, anyRadius)).index);   // no valid taps
                 gs::PathQuery stub = query(r, cn, true, sm90, anyRadius);
                 stub.tensorCoreCode = false;   // the kernel's code for the device is for sm_75 (a stub)
-                EXPECT_EQ(cudaCores, gs::choosePath(stub).path);
+                EXPECT_EQ(cudaCores, gs::choosePath(stub).index);
             }
     // The rules before it still decide first.
     gs::PathQuery inPlace = query(5, 1, true, sm90);
     inPlace.dstInSrcAllocation = true;
-    EXPECT_EQ(gs::Path::TwoPass, gs::choosePath(inPlace).path);
+    EXPECT_EQ(path::TwoPass, gs::choosePath(inPlace).index);
     gs::PathQuery unit = query(5, 1, true, sm90);
     unit.unitRowOrColumn = true;
-    EXPECT_EQ(gs::Path::TwoPass, gs::choosePath(unit).path);
+    EXPECT_EQ(path::TwoPass, gs::choosePath(unit).index);
 }
 
 Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, const char* tensorCores, GpuMat* dstView = nullptr)

@@ -2,7 +2,7 @@
 // tap scale, accumulator, output rounding), for all three kernel paths, and the one run-time depth
 // dispatch. CPU cv::GaussianBlur is the model (imgproc smooth.dispatch.cpp / smooth.simd.hpp):
 //
-//   depth  taps                     two-pass (gaussian_separable.cu)       fused paths (gaussian_fused*.cu)
+//   depth  taps                     two-pass (src/paths/two_pass)           fused paths (src/paths/fused*)
 //                                   row acc / scratch / column acc         Work: vertical, horizontal, rounding
 //   8U     fixed point, 8 bits      uint32 / uint16 / uint32 (exact)       float: DP4A integer sums (< 2^16); taps
 //                                                                          * 2^-16 (every partial sum exact); +0.5,
@@ -24,7 +24,7 @@
 #include <type_traits>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
-#include "../gaussian_geometry.hpp"
+#include "../gaussian_tile.hpp"
 #include "../gaussian_taps.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -44,7 +44,7 @@ struct FixedPointPolicy
     typedef ColAccT ColAcc;
     // fused
     typedef WorkT Work;
-    static constexpr int kRows = geometry::stripRows(Depth);
+    static constexpr int kRows = tile::stripRows(Depth);
     static constexpr double kFusedHorizontalScale = 1.0 / double(uint64_t(1) << (2 * Bits));
 
     /** Two-pass result: (s + 2^(2b-1)) >> 2b, the CPU's one rounding. */
@@ -78,7 +78,7 @@ struct RealPolicy
     typedef WorkT Scratch;
     typedef WorkT ColAcc;
     typedef WorkT Work;
-    static constexpr int kRows = geometry::stripRows(Depth);
+    static constexpr int kRows = tile::stripRows(Depth);
     static constexpr double kFusedHorizontalScale = 1.0;
     __device__ static float toFloat(WorkT s) { return static_cast<float>(s); }
     __device__ static WorkT workInit(bool) { return WorkT(0); }
@@ -106,12 +106,12 @@ constexpr bool agreesWithHost()
 {
     typedef DepthPolicy<Depth> P;
     return P::kFractionBits == fixedPointBits(Depth) &&
-           sizeof(typename P::Work) == static_cast<size_t>(geometry::workBytes(Depth)) &&
-           (sizeof(typename P::Src) == 1 ? 16 : 8) == geometry::itemOutputs(Depth);
+           sizeof(typename P::Work) == static_cast<size_t>(tile::workBytes(Depth)) &&
+           (sizeof(typename P::Src) == 1 ? 16 : 8) == tile::itemOutputs(Depth);
 }
 static_assert(agreesWithHost<CV_8U>() && agreesWithHost<CV_16U>() && agreesWithHost<CV_16S>() &&
               agreesWithHost<CV_32F>() && agreesWithHost<CV_64F>(),
-              "fraction bits, working type and item size per depth as gaussian_taps.hpp and gaussian_geometry.hpp state them");
+              "fraction bits, working type and item size per depth as gaussian_taps.hpp and gaussian_tile.hpp state them");
 
 /** f(std::integral_constant<int, Depth>()) for a run-time depth: the one depth switch of every path. */
 template <class F>

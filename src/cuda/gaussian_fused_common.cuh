@@ -1,5 +1,5 @@
-// Device helpers shared by the fused Gaussian kernels (gaussian_fused.cu: radius <= 8 as a template
-// parameter; gaussian_fused_large.cu: larger radii at run time): vector loads of four source
+// Device helpers shared by the single-kernel Gaussian paths (src/paths/fused: radius <= 8 as a
+// template parameter; src/paths/fused_large: larger radii at run time; src/paths/tensor_core): vector loads of four source
 // elements with border mapping at the image edges, the 4x4 byte transpose for DP4A, and the stores
 // of one item of consecutive outputs. Per-depth types and rounding: gaussian_depth.cuh.
 #ifndef CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
@@ -12,20 +12,16 @@
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
 #include "../cuda_check.hpp"
-#include "../gaussian_geometry.hpp"
-#include "../gaussian_launch.hpp"
+#include "../gaussian_tile.hpp"
+#include "../gaussian_blur_call.hpp"
 #include "border.hpp"
 #include "gaussian_depth.cuh"
 
 namespace cv { namespace cuda { namespace gaussian { namespace fused {
 
-using geometry::kPad;                 // Work elements after each shared row (conflict-free LDS.128)
-using geometry::roundUp;
+using tile::kPad;                 // Work elements after each shared row (conflict-free LDS.128)
+using tile::roundUp;
 constexpr int kMaxGridY = 65535;
-
-template <class W> struct TapsFor;
-template <> struct TapsFor<float>  { typedef FusedTapsF type; };
-template <> struct TapsFor<double> { typedef FusedTapsD type; };
 
 // ---- loads of 4 consecutive elements of one source row (whole-image element E..E+3) ----------
 // Fast paths inline; whatever maps borders (the top and bottom strips, the left and right tiles)
@@ -40,7 +36,7 @@ static __device__ __noinline__ const unsigned char* mappedRow(const unsigned cha
 
 // Source row of whole-image row firstRow + j; `inside`: the caller checked that all rows of the
 // strip are inside the image.
-__device__ __forceinline__ const unsigned char* rowAt(const SeparablePlan& p, int firstRow, bool inside, int j)
+__device__ __forceinline__ const unsigned char* rowAt(const BlurCall& p, int firstRow, bool inside, int j)
 {
     return inside ? p.srcWhole + static_cast<ptrdiff_t>(firstRow + j) * static_cast<ptrdiff_t>(p.srcStep)
                   : mappedRow(p.srcWhole, p.srcStep, firstRow + j, p.wholeHeight, p.columnBorder);
@@ -205,7 +201,7 @@ __device__ __forceinline__ void loadVec(const W* s, W* out)
 // ---- stores of one item (kItem consecutive outputs of one row) --------------------------------
 
 template <int Depth, int N, class W>
-__device__ __forceinline__ void storeItem(const SeparablePlan& p, int y, int e0, const W (&acc)[N])
+__device__ __forceinline__ void storeItem(const BlurCall& p, int y, int e0, const W (&acc)[N])
 {
     typedef DepthPolicy<Depth> P;
     typedef typename P::Src Src;
@@ -249,7 +245,7 @@ __device__ __forceinline__ void storeItem(const SeparablePlan& p, int y, int e0,
 
 // 8U: pack the low bytes of four round-down sums into one word (3 PRMT), then 16-byte stores.
 template <>
-__device__ __forceinline__ void storeItem<CV_8U, 16, float>(const SeparablePlan& p, int y, int e0, const float (&acc)[16])
+__device__ __forceinline__ void storeItem<CV_8U, 16, float>(const BlurCall& p, int y, int e0, const float (&acc)[16])
 {
     const int elements = p.width * p.channels;
     unsigned char* rowBytes = p.dst + static_cast<size_t>(y) * p.dstStep;
@@ -309,7 +305,7 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
 template <class F>
 void forChannels(int channels, F&& f)
 {
-    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see gaussian_separable.cu)
+    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see src/paths/two_pass)
     switch (channels)
     {
     case 1: f(std::integral_constant<int, 1>()); break;

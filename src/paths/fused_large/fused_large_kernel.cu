@@ -1,7 +1,6 @@
 // Fused Gaussian blur for larger radii (FusedLargeTapsT::kMinR..kMaxR, i.e. sigma ~3 to ~42 at 8U;
-// for 4 channels up to 122, where the halo of a 1024-element block leaves no tile: the host's path
-// choice, gaussian_plan.hpp, sends larger radii to the two-pass path): the structure of
-// gaussian_fused.cu (vertical pass first from registers, horizontal pass from shared memory, one
+// for 4 channels up to 122, where the halo of a 1024-element block leaves no tile: the path's rule,
+// fused_large_path.hpp, declines larger radii): the structure of src/paths/fused (vertical pass first from registers, horizontal pass from shared memory, one
 // kernel, no scratch image) with the radius a run-time value, so one kernel per depth and channel
 // count serves every radius:
 //
@@ -12,33 +11,32 @@
 //   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
 //     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
 //     chunk, unrolled so that every ring index is a constant (no moves).
-// (8U with byte taps takes gaussian_tensor8u.cu instead, where the path choice allows it.)
+// (8U with byte taps takes src/paths/tensor_core instead, where its rule accepts it.)
 //
 // Taps are one __grid_constant__ parameter (no copy; run-time indices are uniform constant loads).
 // Zero taps pad the ends: `lead` in front of the horizontal taps makes every window start a
 // multiple of 4 elements, and the halo covers the padded extent, so every shared element read was
-// written by the vertical pass. Arithmetic and exactness as gaussian_fused.cu.
+// written by the vertical pass. Arithmetic and exactness as src/paths/fused.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <vector>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
-#include "../cuda_check.hpp"
-#include "../gaussian_launch.hpp"
-#include "border.hpp"
-#include "gaussian_fused_common.cuh"
-#include "gaussian_tap_packer.cuh"
+#include "../../cuda_check.hpp"
+#include "fused_large_path.hpp"
+#include "../../cuda/border.hpp"
+#include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/gaussian_tap_packer.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
 
 using namespace fused;
 
-// 256 threads x 4 elements: wide tiles, so that the halo (which grows with the radius) stays a
-// small part of the vertical work. Geometry in gaussian_geometry.hpp, which the host's path choice
-// reads: it sends a radius whose halo leaves no tile (4 channels above 122) to the two-pass path.
-typedef geometry::LargeTile Tile;
+// 256 threads x 4 elements (fused_large_path.hpp, whose rule declines a radius whose halo leaves no
+// tile: 4 channels above 122).
+typedef FusedLargeTile Tile;
 constexpr int kThreads = Tile::kThreads;
 constexpr int kCols = Tile::kCols;   // vertical results per block row, halo included
 
@@ -53,7 +51,7 @@ struct LargeGeometry
 {
     typedef typename DepthPolicy<Depth>::Work W;
     static constexpr int kRows = DepthPolicy<Depth>::kRows;
-    static constexpr int kItem = geometry::itemOutputs(Depth);
+    static constexpr int kItem = tile::itemOutputs(Depth);
     static constexpr int kStride = kCols + kPad;
     static constexpr int kRing = kItem + 4 * Cn;                  // window elements held per chunk
     static constexpr int kUnroll = kRing / gcd(kRing, 4 * Cn);    // chunks until the ring repeats
@@ -66,7 +64,7 @@ struct LargeGeometry
 
 template <int Depth, int Cn>
 __global__ void __launch_bounds__(kThreads, 2)
-fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type taps)
+fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type taps)
 {
     typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
@@ -227,17 +225,17 @@ fusedLargeTile(const SeparablePlan p, const __grid_constant__ typename LargeTaps
 }
 
 template <int Depth, int Cn>
-void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type& taps,
+void launchLarge(const BlurCall& p, const typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type& taps,
                  const PathChoice& choice, cudaStream_t stream)
 {
     typedef LargeGeometry<Depth, Cn> G;
     typedef typename DepthPolicy<Depth>::Work W;
     const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
-    static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == geometry::sharedBytes<Tile>(Depth),
+    static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == tile::sharedBytes<Tile>(Depth),
                   "the path choice's shared memory is this kernel's");
     static std::atomic<uint64_t> optedIn{0};
     optInSharedMemory(fusedLargeTile<Depth, Cn>, smem, optedIn);
-    // The kernel computes the same tile from taps.r (G::halo); choosePath() made sure it holds an item.
+    // The kernel computes the same tile from taps.r (G::halo); the path's rule made sure it holds an item.
     const int tile = choice.tileOutputs;
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
@@ -245,39 +243,29 @@ void launchLarge(const SeparablePlan& p, const typename LargeTapsFor<typename De
     fusedLargeTile<Depth, Cn><<<grid, kThreads, smem, stream>>>(p, taps);
 }
 
-// Zero taps in front so that (r + lead) * channels is a multiple of 4.
-int leadFor(int r, int channels)
-{
-    int lead = 0;
-    while (((r + lead) * channels) % 4 != 0)
-        lead++;
-    return lead;
-}
-
 } // namespace
 
-FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, const Taps1D& y)
+FusedLargeTaps FusedLargePath::prepare(const FilterTaps& f)
 {
     FusedLargeTaps t;
-    const int rx = static_cast<int>(x.real.size()) / 2, ry = static_cast<int>(y.real.size()) / 2;
-    const int R = std::max(rx, ry);
-    if (R < FusedLargeTapsT<float>::kMinR || R > FusedLargeTapsT<float>::kMaxR || channels < 1 || channels > 4)
-        return t;
-    t.valid = true;
-    forDepth(depth, [&](auto d) {
+    const int R = std::max(static_cast<int>(f.x.real.size()) / 2, static_cast<int>(f.y.real.size()) / 2);
+    if (R < Tile::kMinR || R > Tile::kMaxR || f.channels < 1 || f.channels > 4)
+        return t; // no taps for this radius: the path declines it
+    forDepth(f.depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
         typedef typename DepthPolicy<Depth>::Work W;
         FusedLargeTapsT<W>& w = WorkTaps<W>::pick(t.f, t.d);
         w.r = R;
-        w.lead = leadFor(R, channels);
+        w.lead = tile::windowLead(R, f.channels);
         w.nh = roundUp(w.lead + 2 * R + 1, 4);
-        packCentred<Depth>(x, TapUse::FusedHorizontal, R, w.h + w.lead);
-        packCentred<Depth>(y, TapUse::FusedVertical, R, w.v + FusedLargeTapsT<W>::kRows);
+        packCentred<Depth>(f.x, TapUse::FusedHorizontal, R, w.h + w.lead);
+        packCentred<Depth>(f.y, TapUse::FusedVertical, R, w.v + FusedLargeTapsT<W>::kRows);
     });
-    if (depth == CV_8U)
+    if (f.depth == CV_8U)
     {
+        // A tap above a byte makes the path decline (PathQuery::verticalTapsFitByte).
         std::vector<uint32_t> ty;
-        t.valid = centredByteTaps(y.fixed, R, ty);
+        centredByteTaps(f.y.fixed, R, ty);
         for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
             for (int ph = 0; ph < 4; ph++)
                 t.f.vw[row][ph] = dp4aTapWord(ty, row - 3, ph);
@@ -285,14 +273,8 @@ FusedLargeTaps makeFusedLargeTaps(int depth, int channels, const Taps1D& x, cons
     return t;
 }
 
-void runFusedLarge(const SeparablePlan& p, const FusedLargeTaps& taps, const PathChoice& choice, cudaStream_t stream)
+void FusedLargePath::launch(const BlurCall& p, const FusedLargeTaps& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    // choosePath() picked this path: taps built for its radius, a tile of at least one item (an
-    // internal invariant, tested without a GPU in test_gaussian_plan.cpp).
-    CV_Assert(choice.path == Path::FusedLarge && taps.valid &&
-              (geometry::worksInDouble(p.depth) ? taps.d.r : taps.f.r) == choice.radius &&
-              choice.tileOutputs == geometry::tileOutputs<Tile>(choice.radius, p.channels) &&
-              choice.tileOutputs >= geometry::itemOutputs(p.depth));
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);

@@ -1,8 +1,8 @@
-// The 8U Gaussian blur (1 to 4 channels, radius 1..128; where the path choice, gaussian_plan.hpp,
-// takes it) with both passes on the tensor cores: one kernel, no scratch image, bit-exact with CPU
+// The 8U Gaussian blur (1 to 4 channels, radius 1..128; where the path's rule, tensor_core_path.hpp,
+// accepts it) with both passes on the tensor cores: one kernel, no scratch image, bit-exact with CPU
 // cv::GaussianBlur. The CPU's arithmetic is integer (8-bit pixels times 8-fraction-bit taps, the
 // 16-bit sums times taps again, rounded once), so any order of the same integer products gives its
-// result; here they are byte products with s32 sums on the tensor cores (gaussian_imma.cuh).
+// result; here they are byte products with s32 sums on the tensor cores (tensor_core_imma.cuh).
 //
 //   one block: tiles of 32 output rows x (1024 - 2 halo) output elements, 256 threads, taken in
 //     turn in column-major order (a grid of two blocks per SM: the tap matrices are built once per
@@ -16,27 +16,26 @@
 //     step's blocks are loaded before this step's MMAs. The sums (< 2^16) go to shared memory as a
 //     high and a low byte plane, 8 columns per store;
 //   horizontal: warps take 16 outputs x 16 rows, 4 MMAs per 32-element K chunk against a Toeplitz
-//     matrix whose taps lie Cn elements apart (gaussian_imma.cuh); the rounded bytes leave through a
+//     matrix whose taps lie Cn elements apart (tensor_core_imma.cuh); the rounded bytes leave through a
 //     shared output tile, a warp per row in 16-byte stores.
 //
-// IMMAs per output at radius R: vertical vChunks / 128, horizontal 2 hChunks / 128 (TensorTile):
+// IMMAs per output at radius R: vertical vChunks / 128, horizontal 2 hChunks / 128 (TensorCoreTile):
 // sigma 30 (R 90), one channel, (7 + 14) / 128 = 0.16, against ~45 DP4A and ~190 FP32 instructions in
 // the CUDA-core kernels (perf/NOTES.md sections 16, 17).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include "opencv2/core/base.hpp"
-#include "../cuda_check.hpp"
-#include "../gaussian_launch.hpp"
-#include "../gaussian_tensor_taps.hpp"
-#include "gaussian_fused_common.cuh"
-#include "gaussian_imma.cuh"
+#include "../../cuda_check.hpp"
+#include "tensor_core_path.hpp"
+#include "../../cuda/gaussian_fused_common.cuh"
+#include "tensor_core_imma.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
 
 using namespace fused;
-using imma::Tile;
+typedef TensorCoreTile Tile;
 constexpr int kWarps = Tile::kThreads / 32;
 constexpr int kRows = Tile::kRows;
 // The most blocks a launch gets (each takes tiles in turn): tile counts are 64-bit, the kernel's
@@ -46,7 +45,7 @@ static_assert(kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk p
 
 // One warp's 32 columns (group `grp` of the block's 1024 elements) of a strip: vertical sums into the planes.
 template <int Cn>
-__device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const TensorTaps8U& taps, const uint4* vTable,
+__device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTaps8U& taps, const uint4* vTable,
                                               int firstRow, bool rowsInside, int E, int grp, uint8_t* hi, uint8_t* lo)
 {
     const int lane = threadIdx.x & 31, t = lane & 3, g = lane >> 2;
@@ -185,8 +184,8 @@ __device__ __forceinline__ void verticalGroup(const SeparablePlan& p, const Tens
 }
 
 template <int Cn>
-__global__ void __launch_bounds__(Tile::kThreads, 2)
-gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U taps)
+__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSM)
+gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     uint8_t* hi = smem;
@@ -243,10 +242,10 @@ gaussianTensor8U(const SeparablePlan p, const __grid_constant__ TensorTaps8U tap
 }
 
 template <int Cn>
-void launchTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
+void launchTensor8U(const BlurCall& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
 {
     static std::atomic<uint64_t> optedIn{0};
-    // Opted in once for the largest tile this kernel can ask for (choosePath() checked that the
+    // Opted in once for the largest tile this kernel can ask for (the path's rule checked that the
     // device holds it); each launch asks for its radius's own.
     optInSharedMemory(gaussianTensor8U<Cn>, Tile::maxSharedBytes(Cn), optedIn);
     // As many blocks as the device holds at once (two per SM), each taking tiles in turn (the tap
@@ -274,14 +273,8 @@ bool tensorCoreCodeRuns()
     return attributes.ptxVersion >= 80;
 }
 
-void runTensor8U(const SeparablePlan& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
+void TensorCorePath::launch(const BlurCall& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    // choosePath() picked this path: taps built for its radius and channel count, 8-bit output.
-    CV_Assert(choice.path == Path::TensorCore && taps.valid && taps.r == choice.radius && p.depth == CV_8U &&
-              taps.channels == p.channels && !p.floatOutput &&
-              choice.tileOutputs == geometry::tileOutputs<Tile>(taps.r, p.channels) && choice.tileOutputs >= 16 &&
-              choice.sharedBytes == Tile::sharedBytes(taps.r, p.channels) &&
-              taps.hChunks == Tile::hChunks(taps.r, p.channels) && taps.vChunks == Tile::vChunks(taps.r));
     forChannels(p.channels, [&](auto cn) { launchTensor8U<decltype(cn)::value>(p, taps, choice, stream); });
 }
 

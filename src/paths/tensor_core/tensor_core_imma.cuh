@@ -1,4 +1,4 @@
-// Building blocks of the 8U tensor-core Gaussian (gaussian_tensor8u.cu): exact integer sums as
+// Building blocks of the 8U tensor-core Gaussian (tensor_core_kernel.cu): exact integer sums as
 // products of bytes on the tensor cores (mma.m16n8k32.u8.u8.s32: integer, so bit-exact by
 // construction) against banded (Toeplitz) matrices of the taps.
 //
@@ -12,19 +12,19 @@
 //
 // perf/imma_probe.cu checks the fragment layout and the exactness on its own; perf/NOTES.md
 // sections 13, 14 and 16 have the counts and the measurements.
-#ifndef CUDAIMAGE_CUDA_GAUSSIAN_IMMA_CUH
-#define CUDAIMAGE_CUDA_GAUSSIAN_IMMA_CUH
+#ifndef CUDAIMAGE_PATHS_TENSOR_CORE_IMMA_CUH
+#define CUDAIMAGE_PATHS_TENSOR_CORE_IMMA_CUH
 
 #include <cstdint>
-#include "../gaussian_geometry.hpp"
-#include "../gaussian_launch.hpp"
-#include "gaussian_fused_common.cuh"
+#include "../../gaussian_tile.hpp"
+#include "tensor_core_path.hpp"
+#include "../../cuda/gaussian_fused_common.cuh"
 
 namespace cv { namespace cuda { namespace gaussian { namespace imma {
 
-typedef geometry::TensorTile Tile;
+typedef TensorCoreTile Tile;
 
-// Shared memory (bytes), the layout TensorTile::sharedBytes() counts: the two byte planes
+// Shared memory (bytes), the layout TensorCoreTile::sharedBytes() counts: the two byte planes
 // [kRows][kPlaneStride], 64 bytes of slack behind them, the output bytes [kRows][kStride], then the
 // A fragments, 512 bytes per matrix (32 lanes x 4 words): the horizontal matrices, then the
 // vertical ones.
@@ -57,7 +57,7 @@ __device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     // m16n8k32 needs sm_80. Code for older targets only keeps the library building for every
     // CUDA_ARCH_BIN: it never runs, as the path choice takes the tensor cores only where the code
-    // the driver loaded was compiled for sm_80 or later (tensorCoreCodeRuns(), gaussian_launch.hpp).
+    // the driver loaded was compiled for sm_80 or later (tensorCoreCodeRuns(), tensor_core_path.hpp).
     (void)d; (void)a; (void)b0; (void)b1;
     __trap();
 #else
@@ -146,7 +146,7 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
 // The strip's `outputs` bytes per row (a multiple of 16, cut at the row's end) from shared memory
 // to the destination: a warp per row at a time, 16 bytes per lane along it (one 16-byte store where
 // the row allows it; whole 32-byte sectors where the tile starts on one).
-__device__ __forceinline__ void storeOut(const SeparablePlan& p, const uint8_t* out, int y0, int tileE0, int outputs)
+__device__ __forceinline__ void storeOut(const BlurCall& p, const uint8_t* out, int y0, int tileE0, int outputs)
 {
     const int elements = p.width * p.channels;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;

@@ -1,4 +1,4 @@
-// Fused Gaussian blur for radii up to FusedTaps::kMaxR (sigma <= ~2.6 at 8U): one kernel, no scratch
+// Fused Gaussian blur for radii up to FusedTile::kMaxR (sigma <= ~2.6 at 8U): one kernel, no scratch
 // image, so device memory sees one read of the source (plus 2R halo rows per 16-row strip, from L2)
 // and one write of the destination. Vertical pass first, from registers; horizontal pass second,
 // from shared memory:
@@ -25,11 +25,11 @@
 #include <vector>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
-#include "../cuda_check.hpp"
-#include "../gaussian_launch.hpp"
-#include "border.hpp"
-#include "gaussian_fused_common.cuh"
-#include "gaussian_tap_packer.cuh"
+#include "../../cuda_check.hpp"
+#include "fused_path.hpp"
+#include "../../cuda/border.hpp"
+#include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/gaussian_tap_packer.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -38,18 +38,22 @@ using namespace fused;
 
 // 128 threads x 4 elements: small blocks, so that four of them share an SM and one block's loads
 // overlap another's arithmetic (each block works in phases separated by barriers).
-typedef geometry::SmallTile Tile;
+typedef FusedTile Tile;
+
+template <class W> struct TapsFor;
+template <> struct TapsFor<float>  { typedef FusedTapsF type; };
+template <> struct TapsFor<double> { typedef FusedTapsD type; };
 constexpr int kThreads = Tile::kThreads;
 constexpr int kCols = Tile::kCols;   // vertical results per block row, halo included
 
-// Geometry of one (Depth, Cn, R) instance (gaussian_geometry.hpp, which the host's path choice reads).
+// Geometry of one (Depth, Cn, R) instance (fused_path.hpp, which the path's rule reads).
 template <int Depth, int Cn, int R>
 struct Geometry
 {
     static constexpr int kRows = DepthPolicy<Depth>::kRows;
     static constexpr int kHalo = Tile::halo(R, Cn);         // elements each side (keeps tiles 16-byte aligned)
-    static constexpr int kTile = geometry::tileOutputs<Tile>(R, Cn); // output elements per block
-    static constexpr int kItem = geometry::itemOutputs(Depth); // outputs per item
+    static constexpr int kTile = tile::tileOutputs<Tile>(R, Cn); // output elements per block
+    static constexpr int kItem = tile::itemOutputs(Depth); // outputs per item
     static constexpr int kWinPad = roundUp(R * Cn, 4);      // aligned window start before the item
     static constexpr int kWin = kItem + 2 * kWinPad;
     static constexpr int kStride = kCols + kPad;            // shared row stride (Work elements)
@@ -59,7 +63,7 @@ struct Geometry
 // ---- the kernel ----------------------------------------------------------------------------------
 
 template <int Depth, int Cn, int R>
-__global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type taps)
+__global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type taps)
 {
     typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
@@ -172,12 +176,12 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const SeparablePlan p, 
 }
 
 template <int Depth, int Cn, int R>
-void launch(const SeparablePlan& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
+void launch(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
     typedef Geometry<Depth, Cn, R> G;
     typedef typename DepthPolicy<Depth>::Work W;
     const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
-    static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == geometry::sharedBytes<Tile>(Depth),
+    static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == tile::sharedBytes<Tile>(Depth),
                   "the path choice's shared memory is this kernel's");
     static std::atomic<uint64_t> optedIn{0};
     optInSharedMemory(fusedTile<Depth, Cn, R>, smem, optedIn);
@@ -188,7 +192,7 @@ void launch(const SeparablePlan& p, const typename TapsFor<typename DepthPolicy<
 }
 
 template <int Depth, int Cn>
-void launchR(const SeparablePlan& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
+void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
     switch (taps.r)
     {
@@ -206,27 +210,27 @@ void launchR(const SeparablePlan& p, const typename TapsFor<typename DepthPolicy
 
 } // namespace
 
-FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
+FusedTaps FusedPath::prepare(const FilterTaps& f)
 {
     FusedTaps t;
-    const int rx = static_cast<int>(x.real.size()) / 2, ry = static_cast<int>(y.real.size()) / 2;
-    const int R = std::max(rx, ry);
-    t.r = R;
-    t.f.r = t.d.r = R;
-    if (R < 1 || R > FusedTapsF::kMaxR)
-        return t; // no taps for this radius: choosePath() never picks the path
-    t.valid = true;
-    forDepth(depth, [&](auto d) {
+    const Taps1D& x = f.x;
+    const Taps1D& y = f.y;
+    const int R = std::max(static_cast<int>(x.real.size()) / 2, static_cast<int>(y.real.size()) / 2);
+    if (R < Tile::kMinR || R > Tile::kMaxR)
+        return t; // no taps for this radius: the path declines it
+    t.r = t.f.r = t.d.r = R;
+    forDepth(f.depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
         auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
         packCentred<Depth>(x, TapUse::FusedHorizontal, R, w.h);
         packCentred<Depth>(y, TapUse::FusedVertical, R, w.v);
     });
-    if (depth == CV_8U)
+    if (f.depth == CV_8U)
     {
-        // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
+        // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside;
+        // a tap above a byte makes the path decline, PathQuery::verticalTapsFitByte).
         std::vector<uint32_t> ty;
-        t.valid = centredByteTaps(y.fixed, R, ty);
+        centredByteTaps(y.fixed, R, ty);
         for (int ph = 0; ph < 4; ph++)
             for (int q = 0; q < FusedTapsF::kWords; q++)
                 t.f.vw[ph][q] = dp4aTapWord(ty, q, ph);
@@ -234,10 +238,8 @@ FusedTaps makeFusedTaps(int depth, const Taps1D& x, const Taps1D& y)
     return t;
 }
 
-void runFused(const SeparablePlan& p, const FusedTaps& taps, const PathChoice& choice, cudaStream_t stream)
+void FusedPath::launch(const BlurCall& p, const FusedTaps& taps, const PathChoice&, cudaStream_t stream)
 {
-    // choosePath() picked this path: taps built for its radius (an internal invariant).
-    CV_Assert(choice.path == Path::Fused && taps.valid && taps.r == choice.radius);
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);

@@ -27,13 +27,13 @@
 #include <memory>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
-#include "../cuda_check.hpp"
-#include "../gaussian_launch.hpp"
-#include "border.hpp"
-#include "gaussian_depth.cuh"
-#include "gaussian_tap_packer.cuh"
-#include "vec4.cuh"
-#include "stream_scratch.hpp"
+#include "../../cuda_check.hpp"
+#include "two_pass_path.hpp"
+#include "../../cuda/border.hpp"
+#include "../../cuda/gaussian_depth.cuh"
+#include "../../cuda/gaussian_tap_packer.cuh"
+#include "../../cuda/vec4.cuh"
+#include "../../cuda/stream_scratch.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -47,7 +47,7 @@ constexpr int kMaxGridY = 65535;
 // tap k they need the kOutputs consecutive inputs starting at element e0 + (k - rx)*Cn, so the
 // window slides by Cn elements per tap. The source row is mapped once per row, at run time.
 template <int Depth, class Border, int Cn>
-__global__ void __launch_bounds__(kBlock) rowPass(const SeparablePlan p)
+__global__ void __launch_bounds__(kBlock) rowPass(const TwoPassPlan p)
 {
     typedef DepthPolicy<Depth> T;
     typedef typename T::RowAcc Acc;
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kBlock) rowPass(const SeparablePlan p)
 // Four consecutive outputs e0..e0+3 of row y (only those below `elements` exist); one vector store
 // when the destination allows it (plan.dstAligned4).
 template <class T>
-__device__ __forceinline__ void storeResult4(const SeparablePlan& p, int y, int e0, int elements, const typename T::ColAcc (&acc)[4])
+__device__ __forceinline__ void storeResult4(const TwoPassPlan& p, int y, int e0, int elements, const typename T::ColAcc (&acc)[4])
 {
     unsigned char* row = p.dst + static_cast<size_t>(y) * p.dstStep;
     if (p.floatOutput)
@@ -151,7 +151,7 @@ __device__ __forceinline__ void storeResult4(const SeparablePlan& p, int y, int 
 // Pass 2: vertical taps over scratch rows y .. y+2ry, tap by tap from the top. A thread owns 4
 // consecutive elements (one vector load per row) of kOutputs consecutive rows.
 template <int Depth>
-__global__ void __launch_bounds__(kBlock) columnPass(const SeparablePlan p)
+__global__ void __launch_bounds__(kBlock) columnPass(const TwoPassPlan p)
 {
     typedef DepthPolicy<Depth> T;
     typedef typename T::ColAcc Acc;
@@ -260,7 +260,7 @@ size_t appendTaps(std::vector<unsigned char>& bytes, const Taps1D& taps)
 }
 
 template <int Depth, class Border>
-void launchRows(const SeparablePlan& p, dim3 grid, cudaStream_t stream)
+void launchRows(const TwoPassPlan& p, dim3 grid, cudaStream_t stream)
 {
     switch (p.channels)
     {
@@ -273,7 +273,7 @@ void launchRows(const SeparablePlan& p, dim3 grid, cudaStream_t stream)
 }
 
 template <int Depth>
-void runDepth(const SeparablePlan& p, cudaStream_t stream)
+void runDepth(const TwoPassPlan& p, cudaStream_t stream)
 {
     // An error left by an earlier, unrelated call (already reported to its caller) would be
     // mistaken for ours by the checks after the launches: clear it first.
@@ -304,21 +304,23 @@ size_t scratchElemSize(int depth)
     return forDepth(depth, [](auto d) { return sizeof(typename DepthPolicy<decltype(d)::value>::Scratch); });
 }
 
-SeparableTaps makeSeparableTaps(int depth, const Taps1D& x, const Taps1D& y)
+TwoPassTaps TwoPassPath::prepare(const FilterTaps& f)
 {
-    const Taps1D unit = makeTaps(1, 0, fixedPointBits(depth));
-    SeparableTaps t;
-    forDepth(depth, [&](auto d) {
+    const Taps1D unit = makeTaps(1, 0, fixedPointBits(f.depth));
+    TwoPassTaps t;
+    forDepth(f.depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
-        t.x = appendTaps<Depth>(t.bytes, x);
-        t.y = appendTaps<Depth>(t.bytes, y);
+        t.x = appendTaps<Depth>(t.bytes, f.x);
+        t.y = appendTaps<Depth>(t.bytes, f.y);
         t.unit = appendTaps<Depth>(t.bytes, unit);
     });
     return t;
 }
 
-void runSeparable(SeparablePlan p, const SeparableTaps& taps, bool unitX, bool unitY, cudaStream_t stream)
+void TwoPassPath::launch(const BlurCall& call, const TwoPassTaps& taps, const PathChoice&, cudaStream_t stream)
 {
+    TwoPassPlan p;
+    static_cast<BlurCall&>(p) = call;
     // Pitch and offsets of 256 bytes keep every vector load and store of both passes aligned.
     const size_t tapBytes = alignUp(taps.bytes.size(), 256);
     const size_t pitch = alignUp(static_cast<size_t>(p.width) * static_cast<size_t>(p.channels) * scratchElemSize(p.depth), 256);
@@ -330,8 +332,8 @@ void runSeparable(SeparablePlan p, const SeparableTaps& taps, bool unitX, bool u
         copyTapsToDevice<kSmallTapChunk>(taps.bytes, memory.data(), stream);
     else
         copyTapsToDevice<kLargeTapChunk>(taps.bytes, memory.data(), stream);
-    p.tapsX = memory.data() + (unitX ? taps.unit : taps.x);
-    p.tapsY = memory.data() + (unitY ? taps.unit : taps.y);
+    p.tapsX = memory.data() + (p.unitX ? taps.unit : taps.x);
+    p.tapsY = memory.data() + (p.unitY ? taps.unit : taps.y);
     p.scratch = memory.data() + tapBytes;
     p.scratchStep = pitch;
 

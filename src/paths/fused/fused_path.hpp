@@ -1,0 +1,83 @@
+// Kernel path "fused": radius 1..8 as a template parameter, every depth and channel count; one
+// kernel, no scratch image, taps as kernel parameters (fused_kernel.cu). This header is the path's
+// unit: its tile, its rule (accepts), its taps and its launcher.
+#ifndef CUDAIMAGE_PATHS_FUSED_PATH_HPP
+#define CUDAIMAGE_PATHS_FUSED_PATH_HPP
+
+#include <cstdint>
+#include <cuda_runtime_api.h>
+#include "../../gaussian_blur_call.hpp"
+#include "../../gaussian_path_query.hpp"
+#include "../../gaussian_tile.hpp"
+#include "../../gaussian_tuning.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** 128 threads x 4 elements; the halo is the radius, rounded up to 8 elements (tiles stay 16-byte
+ * aligned). */
+struct FusedTile : tuning::FusedTileSize
+{
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return tile::roundUp(r * cn, 8); }
+};
+static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
+static_assert(tile::tileOutputs<FusedTile>(FusedTile::kMaxR, 4) >= 16, "every radius has a tile for 4 channels");
+
+/** Taps passed by value as kernel parameters: both directions zero-padded to the common radius
+ * r = max(rx, ry). */
+struct FusedTapsF
+{
+    static constexpr int kMaxR = FusedTile::kMaxR;
+    static constexpr int kWords = kMaxR / 2 + 1;
+    int r = 0;
+    float h[2 * kMaxR + 1] = {};  //!< horizontal; 8U: fixed-point taps * 2^-16
+    float v[2 * kMaxR + 1] = {};  //!< vertical (FMA path)
+    uint32_t vw[4][kWords] = {};  //!< 8U vertical DP4A words: vw[ph][q] byte b = tapY[4q + b - ph]
+};
+struct FusedTapsD
+{
+    int r = 0;
+    double h[2 * FusedTapsF::kMaxR + 1] = {}; //!< 16U: fixed-point taps * 2^-32; 64F: the CPU's taps
+    double v[2 * FusedTapsF::kMaxR + 1] = {};
+};
+struct FusedTaps
+{
+    int r = 0;
+    FusedTapsF f;         //!< 8U, 16S, 32F
+    FusedTapsD d;         //!< 16U, 64F
+};
+
+struct FusedPath
+{
+    static constexpr const char* kName = "fused";
+    typedef FusedTile Tile;
+    typedef FusedTaps Taps;
+
+    /** Radius 1..8, 8U vertical taps that fit a byte (DP4A), the tile within the device's shared
+     * memory (33,024 bytes: below the 48 KiB every GPU gives without opt-in). */
+    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&)
+    {
+        if (const char* limit = singleKernelLimit(q))
+            return Verdict::decline(limit);
+        // 8U vertical sums are DP4A byte products: a tap of 256 (a 1-tap column, or a sigma so
+        // small that the centre tap takes all the weight) does not fit.
+        if (q.depth == CV_8U && !q.verticalTapsFitByte)
+            return Verdict::decline("8U vertical tap above 255 (DP4A multiplies bytes)");
+        const int R = q.radius();
+        if (R > Tile::kMaxR)
+            return Verdict::decline("radius above 8");
+        const size_t bytes = tile::sharedBytes<Tile>(q.depth);
+        if (bytes > q.sharedMemOptIn)
+            return Verdict::decline("fused tile exceeds the device's shared memory");
+        return Verdict::accept("radius 1..8", tile::tileOutputs<Tile>(R, q.channels), bytes);
+    }
+
+    /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
+    static Taps prepare(const FilterTaps& f);
+
+    /** Enqueues the kernel on `stream`. Not in place. */
+    static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+};
+
+}}} // namespace cv::cuda::gaussian
+
+#endif

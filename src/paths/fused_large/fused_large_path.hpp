@@ -1,0 +1,88 @@
+// Kernel path "fused-large": radius 9..128 at run time, every depth and channel count; one kernel,
+// no scratch image, taps as one __grid_constant__ parameter (fused_large_kernel.cu). This header is
+// the path's unit: its tile, its rule (accepts), its taps and its launcher.
+#ifndef CUDAIMAGE_PATHS_FUSED_LARGE_PATH_HPP
+#define CUDAIMAGE_PATHS_FUSED_LARGE_PATH_HPP
+
+#include <cstdint>
+#include <cuda_runtime_api.h>
+#include "../../gaussian_blur_call.hpp"
+#include "../../gaussian_path_query.hpp"
+#include "../../gaussian_tile.hpp"
+#include "../../gaussian_tuning.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** 256 threads x 4 elements. The halo also covers the zero taps that pad the horizontal window to
+ * whole groups of 4 (up to 3 in front, 3 behind): (r + 4) * cn. */
+struct FusedLargeTile : tuning::FusedLargeTileSize
+{
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return tile::roundUp((r + 4) * cn, 8); }
+};
+static_assert(FusedLargeTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
+
+/** The taps, a __grid_constant__ kernel parameter read with run-time indices (uniform
+ * constant-cache loads). */
+template <class W>
+struct FusedLargeTapsT
+{
+    static constexpr int kMinR = FusedLargeTile::kMinR;
+    static constexpr int kMaxR = FusedLargeTile::kMaxR;
+    static constexpr int kRows = 16;                           //!< most output rows per block (vertical tap ring)
+    static constexpr int kWordRows = (2 * kMaxR + kRows + 3) / 4 + 4;
+    int r = 0;     //!< radius (both directions; the shorter kernel is zero-padded)
+    int lead = 0;  //!< zero taps in front of h so that the window start is 4-aligned for the channel count
+    int nh = 0;    //!< taps in h: lead + 2r+1, rounded up to a multiple of 4 with zeros
+    alignas(16) W h[2 * kMaxR + 8] = {};           //!< horizontal; 8U: fixed point * 2^-16, 16U: * 2^-32
+    alignas(16) W v[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< vertical (FMA path): v[kRows + k] = tap k, zeros around
+    alignas(16) uint32_t vw[kWordRows][4] = {};    //!< 8U vertical DP4A words: vw[q + 3][ph] byte b = tapY[4q + b - ph]
+};
+struct FusedLargeTaps
+{
+    FusedLargeTapsT<float> f;   //!< 8U, 16S, 32F
+    FusedLargeTapsT<double> d;  //!< 16U, 64F
+};
+
+struct FusedLargePath
+{
+    static constexpr const char* kName = "fused-large";
+    typedef FusedLargeTile Tile;
+    typedef FusedLargeTaps Taps;
+
+    /** Radius 9..128, 8U vertical taps that fit a byte, a tile of at least one item, within the
+     * device's shared memory. */
+    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&)
+    {
+        if (const char* limit = singleKernelLimit(q))
+            return Verdict::decline(limit);
+        if (q.depth == CV_8U && !q.verticalTapsFitByte)
+            return Verdict::decline("8U vertical tap above 255 (DP4A multiplies bytes)");
+        const int R = q.radius();
+        if (R < Tile::kMinR)
+            return Verdict::decline("radius below 9");
+        if (R > Tile::kMaxR)
+            return Verdict::decline("radius above 128");
+        // The halo grows with R * channels while the block stays 1024 elements wide: for 4 channels
+        // the tile falls below one item after R = 122 (every depth: 1024 - 2 * roundUp((R + 4) * 4,
+        // 8) < 16). Validity only: near that limit a block computes 1024 vertical columns for a few
+        // outputs, and where the two-pass path gets faster has not been measured.
+        const int outputs = tile::tileOutputs<Tile>(R, q.channels);
+        if (outputs < tile::itemOutputs(q.depth))
+            return Verdict::decline("large-radius tile has no room after the halo (4 channels, radius above 122)");
+        // 65,792 bytes: above sm_75's 64 KiB opt-in limit, within sm_80/86/89/90's.
+        const size_t bytes = tile::sharedBytes<Tile>(q.depth);
+        if (bytes > q.sharedMemOptIn)
+            return Verdict::decline("large-radius tile exceeds the device's shared memory");
+        return Verdict::accept("radius 9..128", outputs, bytes);
+    }
+
+    /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
+    static Taps prepare(const FilterTaps& f);
+
+    /** Enqueues the kernel on `stream`. Not in place. */
+    static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+};
+
+}}} // namespace cv::cuda::gaussian
+
+#endif

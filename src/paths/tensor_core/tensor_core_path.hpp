@@ -1,0 +1,140 @@
+// Kernel path "tensor-core": 8U, 1 to 4 channels, byte taps, radius 1..128; both passes as exact
+// byte products on the tensor cores, one kernel, no scratch image (tensor_core_kernel.cu). This
+// header is the path's unit: its tile, its rule (accepts), its taps (prepare) and its launcher.
+// The rule and the taps are header-only host code, so tests check them without a GPU.
+#ifndef CUDAIMAGE_PATHS_TENSOR_CORE_PATH_HPP
+#define CUDAIMAGE_PATHS_TENSOR_CORE_PATH_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+#include <cuda_runtime_api.h>
+#include "../../gaussian_blur_call.hpp"
+#include "../../gaussian_path_query.hpp"
+#include "../../gaussian_tile.hpp"
+#include "../../gaussian_tuning.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** The tile: strips of 32 rows, 1024 columns (elements). The halo covers the radius and the up to 3
+ * zero taps in front that make every horizontal window start a multiple of 4 elements, rounded up
+ * to 32 elements where the tile keeps room for an item (every block's loads and stores then start
+ * on a 32-byte sector; 4 channels above radius 116: 8).
+ * Shared memory (bytes): the vertical sums as two byte planes [kRows][kPlaneStride] with 64 bytes
+ * of slack behind, the output bytes [kRows][kStride], and the A fragments of the horizontal and
+ * the vertical Toeplitz tap matrices, 512 bytes each. */
+struct TensorCoreTile : tuning::TensorCoreTileSize
+{
+    static constexpr int kPlaneStride = kCols + 32;  // plane rows (bytes; swizzled, tensor_core_imma.cuh)
+    static constexpr int kStride = kCols + 16;       // output rows (bytes)
+    static constexpr int kFixedBytes = 2 * kRows * kPlaneStride + 64 + kRows * kStride;
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn)
+    {
+        return kCols - 2 * tile::roundUp((r + 4) * cn, 32) >= 16 ? tile::roundUp((r + 4) * cn, 32) : tile::roundUp((r + 4) * cn, 8);
+    }
+    /** Horizontal taps with the lead: lead + 2r + 1. */
+    CUDAIMAGE_HOST_DEVICE static constexpr int taps(int r, int cn) { return tile::windowLead(r, cn) + 2 * r + 1; }
+    /** 32-element K chunks of the horizontal pass: the window of 16 outputs, 16 + cn (taps - 1). */
+    CUDAIMAGE_HOST_DEVICE static constexpr int hChunks(int r, int cn) { return (16 + cn * (taps(r, cn) - 1) + 31) / 32; }
+    /** 32-row K chunks of the vertical pass per 16-row half: its 16 + 2r source rows. The halves
+     * start 16 rows apart, so a strip reads 32 vChunks + 16 source rows in 16-row blocks, each block
+     * shared by both halves. */
+    CUDAIMAGE_HOST_DEVICE static constexpr int vChunks(int r) { return (16 + 2 * r + 31) / 32; }
+    /** Source rows a strip reads (the last block's rows past 32 + 2r meet zero taps). */
+    CUDAIMAGE_HOST_DEVICE static constexpr int sourceRows(int r) { return 32 * vChunks(r) + 16; }
+    static constexpr size_t sharedBytes(int r, int cn)
+    {
+        return static_cast<size_t>(kFixedBytes + (hChunks(r, cn) + vChunks(r)) * 512);
+    }
+    /** The most any radius asks for with cn channels (the kernel opts in for this once). */
+    static constexpr size_t maxSharedBytes(int cn) { return sharedBytes(kMaxR, cn); }
+};
+static_assert(TensorCoreTile::kCols % 32 == 0, "tiles stay multiples of a warp's 32 columns");
+static_assert(tile::tileOutputs<TensorCoreTile>(TensorCoreTile::kMaxR, 3) >= 16, "every radius has a tile for 1-3 channels");
+
+/** The taps, a __grid_constant__ kernel parameter: both directions as the CPU's 8-bit fixed-point
+ * taps (bytes), centred on the common radius r = max(rx, ry) and zero-padded. */
+struct TensorTaps8U
+{
+    static constexpr int kMaxR = TensorCoreTile::kMaxR;
+    bool valid = false;   //!< 8U, 1 to 4 channels, 1 <= r <= kMaxR, every tap a byte, switch on
+    int r = 0;
+    int channels = 0;
+    int lead = 0;     //!< zeros in front of h: (r + lead) * channels is a multiple of 4 (tile::windowLead)
+    int nh = 0;       //!< taps in h: lead + 2r + 1
+    int hChunks = 0;  //!< 32-element K chunks of the horizontal pass (TensorCoreTile::hChunks)
+    int vChunks = 0;  //!< 32-row K chunks of each 16-row half of the vertical pass (TensorCoreTile::vChunks)
+    uint8_t h[2 * kMaxR + 4] = {};   //!< horizontal: h[lead + r + k] = tap k (k = -r..r)
+    uint8_t v[2 * kMaxR + 1] = {};   //!< vertical: v[r + k] = tap k
+};
+
+/** Whether the kernel's code for the current device was compiled for sm_80 or later (its MMAs need
+ * it; a build whose CUDA_ARCH_BIN includes 7.5 compiles it as a stub, which the driver may also JIT
+ * for a newer GPU without code of its own). Queried once per device for PathQuery::tensorCoreCode. */
+bool tensorCoreCodeRuns();
+
+struct TensorCorePath
+{
+    static constexpr const char* kName = "tensor-core";
+    typedef TensorCoreTile Tile;
+    typedef TensorTaps8U Taps;
+
+    /** 8U, 8-bit taps and results, where the tile holds an item after its halo (4 channels: radius
+     * <= 122), the device holds the kernel's largest tile (108-120 KiB by channel count: sm_80,
+     * sm_90; not sm_75/86/89) and the kernel's code for it is for sm_80 or later; from the radius
+     * where it measured faster (gaussian_tuning.hpp) unless the switch says `all`. */
+    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning& t)
+    {
+        if (const char* limit = singleKernelLimit(q))
+            return Verdict::decline(limit);
+        if (q.depth != CV_8U || q.floatOutput)
+            return Verdict::decline("not 8U to 8U");
+        if (q.tensorCores == TensorCoreMode::Off)
+            return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
+        if (!q.horizontalTapsFitByte || !q.verticalTapsFitByte)
+            return Verdict::decline("a tap above 255 (IMMA multiplies bytes)");
+        const int R = q.radius();
+        if (R < (q.tensorCores == TensorCoreMode::All ? Tile::kMinR : tuning::tensorCoreMinRadius(t, q.channels)))
+            return Verdict::decline("radius below where the tensor cores measured faster");
+        if (R > Tile::kMaxR)
+            return Verdict::decline("radius above 128");
+        const int outputs = tile::tileOutputs<Tile>(R, q.channels);
+        if (outputs < 16)
+            return Verdict::decline("tensor-core tile has no room after the halo (4 channels, radius above 122)");
+        if (Tile::maxSharedBytes(q.channels) > q.sharedMemOptIn)
+            return Verdict::decline("tensor-core tile exceeds the device's shared memory");
+        if (!q.tensorCoreCode)
+            return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
+        return Verdict::accept("8U, byte taps: tensor cores", outputs, Tile::sharedBytes(R, q.channels),
+                               Tile::kBlocksPerSM * q.multiprocessors);
+    }
+
+    /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
+    static Taps prepare(const FilterTaps& f)
+    {
+        Taps t;
+        const int rx = static_cast<int>(f.x.fixed.size()) / 2, ry = static_cast<int>(f.y.fixed.size()) / 2;
+        const int R = std::max(rx, ry);
+        if (f.depth != CV_8U || f.channels < 1 || f.channels > 4 || R < Tile::kMinR || R > Tile::kMaxR ||
+            f.tensorCores == TensorCoreMode::Off)
+            return t;
+        t.r = R;
+        t.channels = f.channels;
+        t.lead = tile::windowLead(R, f.channels);
+        t.nh = Tile::taps(R, f.channels);
+        t.hChunks = Tile::hChunks(R, f.channels);
+        t.vChunks = Tile::vChunks(R);
+        std::vector<uint32_t> cx, cy;
+        t.valid = centredByteTaps(f.x.fixed, R, cx) && centredByteTaps(f.y.fixed, R, cy);
+        std::copy(cx.begin(), cx.end(), t.h + t.lead);   // bytes: every tap checked above (or invalid)
+        std::copy(cy.begin(), cy.end(), t.v);
+        return t;
+    }
+
+    /** Enqueues the kernel on `stream`. Not in place. */
+    static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+};
+
+}}} // namespace cv::cuda::gaussian
+
+#endif
