@@ -1,18 +1,42 @@
 #include "precomp.hpp"
+#include <cmath>
 #include "gaussian_taps.hpp"
 
-namespace cv { namespace cuda { namespace gaussian {
+namespace cv { namespace cuda {
+
+int gaussianKernelSize(double sigma, int depth)
+{
+    if (depth != CV_8U && depth != CV_16U && depth != CV_16S && depth != CV_32F && depth != CV_64F)
+        CV_Error_(Error::StsUnsupportedFormat,
+                  ("cv::cuda::gaussianKernelSize: depth is %d; allowed: CV_8U (%d), CV_16U (%d), CV_16S (%d), "
+                   "CV_32F (%d) or CV_64F (%d), a depth and not a type (CV_MAT_DEPTH(type))",
+                   depth, CV_8U, CV_16U, CV_16S, CV_32F, CV_64F));
+    if (!std::isfinite(sigma))
+        CV_Error_(Error::StsBadArg, ("cv::cuda::gaussianKernelSize: sigma is %g; allowed: a finite number > 0", sigma));
+    if (!(sigma > 0))
+        CV_Error_(Error::StsBadArg,
+                  ("cv::cuda::gaussianKernelSize: sigma is %g; allowed: a number > 0 (a kernel size is derived "
+                   "from a positive sigma)", sigma));
+    const double extent = gaussian::derivedKernelExtent(sigma, depth);
+    if (!(extent <= gaussian::kMaxKernelSize))
+        CV_Error_(Error::StsOutOfRange,
+                  ("cv::cuda::gaussianKernelSize: sigma is %g, which makes the kernel size %.0f; allowed: sigma up "
+                   "to %.9g (the kernel size at most %d)", sigma, extent, gaussian::largestDerivingSigma(depth),
+                   gaussian::kMaxKernelSize));
+    return cvRound(extent) | 1;
+}
+
+namespace gaussian {
 
 GaussianShape resolveShape(int depth, Size ksize, double sigmaX, double sigmaY)
 {
     GaussianShape s;
     if (sigmaY <= 0)
         sigmaY = sigmaX;
-    const double perSide = depth == CV_8U ? 3 : 4;
     if (ksize.width <= 0 && sigmaX > 0)
-        ksize.width = cvRound(sigmaX * perSide * 2 + 1) | 1;
+        ksize.width = gaussianKernelSize(sigmaX, depth);
     if (ksize.height <= 0 && sigmaY > 0)
-        ksize.height = cvRound(sigmaY * perSide * 2 + 1) | 1;
+        ksize.height = gaussianKernelSize(sigmaY, depth);
     s.ksize = ksize;
     s.sigmaX = std::max(sigmaX, 0.0);
     s.sigmaY = std::max(sigmaY, 0.0);

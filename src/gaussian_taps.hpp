@@ -8,9 +8,22 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
+/** Largest kernel size accepted in each direction: keeps tap tables (and a pathological launch) bounded. */
+constexpr int kMaxKernelSize = (1 << 20) - 1;
+
+/** The size OpenCV derives from sigma, before cvRound(...) | 1 (cv::cuda::gaussianKernelSize): sigma
+ * times 3 (CV_8U) or 4 (other depths) on each side, plus the centre. The argument checks bound
+ * this value (at most kMaxKernelSize), so that a huge sigma is refused before it is rounded. */
+inline double derivedKernelExtent(double sigma, int depth) { return sigma * (depth == CV_8U ? 3 : 4) * 2 + 1; }
+
+/** The largest sigma whose derivedKernelExtent stays within kMaxKernelSize (174762.33 for CV_8U,
+ * 131071.75 for the other depths). */
+inline double largestDerivingSigma(int depth) { return (kMaxKernelSize - 1) / (derivedKernelExtent(1, depth) - 1); }
+
 /** Kernel size and sigma after OpenCV's rules: sigmaY <= 0 takes sigmaX; a zero ksize is derived
- * from sigma (cvRound(sigma * (8U ? 3 : 4) * 2 + 1) | 1); sigma <= 0 is derived from ksize by
- * cv::getGaussianKernel. `depth` is the source depth (it selects the ksize rule). */
+ * from sigma by cv::cuda::gaussianKernelSize; sigma <= 0 is derived from ksize by
+ * cv::getGaussianKernel. `depth` is the source depth (it selects the ksize rule). Expects arguments
+ * that createGaussianBlur has checked. */
 struct GaussianShape
 {
     Size ksize;

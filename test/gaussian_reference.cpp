@@ -28,9 +28,8 @@ namespace {
 void resolve(int depth, const cv::Size& size, bool canShrink, GaussianArgs& a)
 {
     if (a.sigmaY <= 0) a.sigmaY = a.sigmaX;
-    const double perSide = depth == CV_8U ? 3 : 4;
-    if (a.ksize.width <= 0) a.ksize.width = cvRound(a.sigmaX * perSide * 2 + 1) | 1;
-    if (a.ksize.height <= 0) a.ksize.height = cvRound(a.sigmaY * perSide * 2 + 1) | 1;
+    if (a.ksize.width <= 0) a.ksize.width = cv::cuda::gaussianKernelSize(a.sigmaX, depth);
+    if (a.ksize.height <= 0) a.ksize.height = cv::cuda::gaussianKernelSize(a.sigmaY, depth);
     if (canShrink && size.height == 1) a.ksize.height = 1;
     if (canShrink && size.width == 1) a.ksize.width = 1;
     a.sigmaX = std::max(a.sigmaX, 0.0);

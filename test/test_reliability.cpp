@@ -231,7 +231,7 @@ TEST(CudaImage_Reliability, one_gaussian_filter_from_4_threads_and_streams)
             inputs[t] = cudaimage_test::randomMat(Size(640 + 37 * t, 480 - 29 * t), cfg.type, rng);
             if (cfg.border == cv::BORDER_WRAP) // the CPU has no WRAP: blur the wrap-padded image
             {
-                const int r = cvRound(cfg.sigma * (CV_MAT_DEPTH(cfg.type) == CV_8U ? 3 : 4) * 2 + 1) / 2;
+                const int r = cv::cuda::gaussianKernelSize(cfg.sigma, CV_MAT_DEPTH(cfg.type)) / 2;
                 Mat padded, out;
                 cv::copyMakeBorder(inputs[t], padded, r, r, r, r, cv::BORDER_WRAP);
                 cv::GaussianBlur(padded, out, Size(2 * r + 1, 2 * r + 1), cfg.sigma, 0, cv::BORDER_REPLICATE);

@@ -196,12 +196,10 @@ void blurCpu(const cv::Mat& src, cv::Mat& dst, const Options& o)
         cv::GaussianBlur(src, dst, o.ksize, o.sigmaX, o.sigmaY, o.border);
         return;
     }
-    // The kernel size GaussianBlur would derive, to know how much padding is enough.
-    auto derived = [&](double sigma) {
-        return cvRound(sigma * (src.depth() == CV_8U ? 3 : 4) * 2 + 1) | 1;
-    };
-    const int kx = o.ksize.width > 0 ? o.ksize.width : derived(o.sigmaX);
-    const int ky = o.ksize.height > 0 ? o.ksize.height : derived(o.sigmaY > 0 ? o.sigmaY : o.sigmaX);
+    // The kernel size GaussianBlur derives, to know how much padding is enough.
+    const int kx = o.ksize.width > 0 ? o.ksize.width : cv::cuda::gaussianKernelSize(o.sigmaX, src.depth());
+    const int ky = o.ksize.height > 0 ? o.ksize.height
+                                      : cv::cuda::gaussianKernelSize(o.sigmaY > 0 ? o.sigmaY : o.sigmaX, src.depth());
     const int rx = kx / 2, ry = ky / 2;
     cv::Mat padded, blurred;
     cv::copyMakeBorder(src, padded, ry, ry, rx, rx, cv::BORDER_WRAP);

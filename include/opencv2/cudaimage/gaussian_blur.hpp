@@ -22,8 +22,8 @@ clamped (BORDER_REPLICATE) borders by default.
 - Borders: CPU cv::GaussianBlur rejects BORDER_WRAP; here it gives the CPU result on the image padded
   with cv::copyMakeBorder(BORDER_WRAP).
 - Kernel: any odd size from 1 to 2^20-1 in each direction; a zero size is derived from sigma with
-  OpenCV's rule (cvRound(sigma * (CV_8U ? 3 : 4) * 2 + 1) | 1); sigma <= 0 is derived from the
-  size by cv::getGaussianKernel; sigmaY <= 0 means sigmaX. Taps come from cv::getGaussianKernel.
+  OpenCV's rule (gaussianKernelSize); sigma <= 0 is derived from the size by cv::getGaussianKernel;
+  sigmaY <= 0 means sigmaX. Taps come from cv::getGaussianKernel.
 - Sub-matrices: by default a source that is a region of a larger GpuMat reads the real pixels
   around it (as CPU cv::GaussianBlur does) and extrapolates only beyond the parent image. With
   BORDER_ISOLATED in a border mode, the region is treated as the whole image. For CV_8U/CV_16U
@@ -51,7 +51,7 @@ clamped (BORDER_REPLICATE) borders by default.
 
 Invalid arguments raise cv::Exception naming the parameter, its value and what is allowed,
 before any CUDA call.
-@sa cv::GaussianBlur, cv::getGaussianKernel, cv::cuda::createGaussianFilter
+@sa cv::GaussianBlur, cv::getGaussianKernel, cv::cuda::createGaussianFilter, gaussianKernelSize
  */
 CV_EXPORTS_W Ptr<Filter> createGaussianBlur(int srcType, int dstType, Size ksize,
                                             double sigmaX, double sigmaY = 0,
@@ -77,6 +77,26 @@ CV_EXPORTS_W void GaussianBlur(InputArray src, OutputArray dst, Size ksize,
                                double sigmaX, double sigmaY = 0,
                                int borderType = BORDER_REPLICATE,
                                Stream& stream = Stream::Null());
+
+/** @brief The kernel size CPU cv::GaussianBlur derives from sigma when it is given a size of 0.
+
+OpenCV's rule: `cvRound(sigma * (depth == CV_8U ? 3 : 4) * 2 + 1) | 1`, i.e. about 3 sigma on each
+side of the centre for 8-bit images and 4 sigma for the other depths, rounded half to even and made
+odd. createGaussianBlur and GaussianBlur use it for a zero ksize.width (from sigmaX) or ksize.height
+(from sigmaY, or sigmaX when sigmaY <= 0). Examples: sigma 2 gives 13 for CV_8U and 17 for the other
+depths; sigma 0.05 gives 1 (no blur) for every depth.
+
+@param sigma Gaussian sigma; finite and > 0, and small enough that the size before rounding stays
+  within 2^20-1, the largest that createGaussianBlur accepts: sigma up to (2^20-2)/6 = 174762.33 for
+  CV_8U, (2^20-2)/8 = 131071.75 for the other depths.
+@param depth Depth of the image (not its type): CV_8U (default), CV_16U, CV_16S, CV_32F or CV_64F.
+@return The kernel size: odd, from 1 to 2^20-1.
+
+Invalid arguments raise cv::Exception naming the parameter, its value and what is allowed, the
+same checks that createGaussianBlur applies to a size it derives. Needs no CUDA device.
+@sa cv::GaussianBlur, cv::getGaussianKernel, createGaussianBlur
+ */
+CV_EXPORTS_W int gaussianKernelSize(double sigma, int depth = CV_8U);
 
 //! @}
 
