@@ -1,7 +1,8 @@
 // cv2 glue for cudaimage, included into cv2 after the generated type declarations and converters
 // (and before the generated method tables, which pick up PYOPENCV_EXTRA_METHODS_cuda_SyncedMat).
 //
-// What lives here, and not in Python: everything Python-specific about cv2.cuda.SyncedMat.
+// What lives here, and not in Python: everything Python-specific about cv2.cuda.SyncedMat, and
+// cv2.cuda.DeviceInfo.name(), which OpenCV does not wrap (cv2.cudaimage.device_name() uses it).
 // - host views: readHost() / writeHost() / readWriteHost() return NumPy arrays over the page-locked
 //   memory (the generated methods would return copies), readHostCopy() a copy;
 // - device exchange: __dlpack__ / __dlpack_device__ on SyncedMat, and deviceArray(), which returns a
@@ -603,7 +604,25 @@ static PyObject* deviceArrayTypeOf(PyObject*, PyObject*)
     return type;
 }
 
+// --- cv2.cuda.DeviceInfo.name() ----------------------------------------------------------------------
+
+// OpenCV declares DeviceInfo::name() without CV_WRAP (it returns a const char*), so cv2 gives every
+// property of a device but its name.
+static PyObject* deviceInfoName(PyObject* self, PyObject*)
+{
+    cv::Ptr<cv::cuda::DeviceInfo>* p = 0;
+    if (!pyopencv_cuda_DeviceInfo_getp(self, p) || !p || !*p)
+        return failmsgp("Incorrect type of self (must be 'cuda_DeviceInfo' or its derivative)");
+    std::string name;
+    ERRWRAP2(name = (*p)->name());
+    return pyopencv_from(name);
+}
+
 } // namespace pycv_cudaimage
+
+#define PYOPENCV_EXTRA_METHODS_cuda_DeviceInfo \
+  {"name", CV_PY_FN_NOARGS(pycv_cudaimage::deviceInfoName), \
+   "name() -> str: the device's name, e.g. 'NVIDIA H200' (cv::cuda::DeviceInfo::name())."},
 
 // First in the method table, so readHost & co. replace the generated (copying) methods of the same
 // name: without METH_COEXIST, CPython keeps the first definition of a name and skips repeats.

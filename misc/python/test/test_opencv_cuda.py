@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The OpenCV our scripts build is whole: the expected version, and OpenCV's own NPP-backed CUDA
 functions (which the earlier OpenCV 4.10 build replaced by a stand-in raising StsNotImplemented)
-are there and, with a GPU, agree with their CPU counterparts."""
+are there and, with a GPU, agree with their CPU counterparts. Also the device's name, which
+cudaimage adds to cv2.cuda.DeviceInfo."""
 import os
 import unittest
 
@@ -38,6 +39,34 @@ class OpenCVBuildTest(unittest.TestCase):
     def test_built_with_cuda(self):
         info = cv2.getBuildInformation()
         self.assertRegex(info, r"NVIDIA CUDA:\s+YES")
+
+
+class DeviceNameTest(unittest.TestCase):
+    """cv2.cuda.DeviceInfo.name(), which cudaimage's cv2 glue adds (OpenCV does not wrap it), and
+    cv2.cudaimage.device_name() on top of it."""
+
+    def test_device_info_has_a_name_method(self):
+        self.assertTrue(callable(getattr(cv2.cuda.DeviceInfo, "name", None)))
+        self.assertIn("name()", cv2.cuda.DeviceInfo.name.__doc__)
+
+    def test_an_index_without_a_device_is_refused(self):
+        count = max(cv2.cuda.getCudaEnabledDeviceCount(), 0)
+        for index in (-1, count, count + 5):
+            with self.assertRaises(ValueError) as ctx:
+                cv2.cudaimage.device_name(index)
+            self.assertIn("index is %d" % index, str(ctx.exception))
+            self.assertIn("no CUDA device" if count == 0 else "%d CUDA device(s)" % count, str(ctx.exception))
+        with self.assertRaises(TypeError):
+            cv2.cudaimage.device_name(0.0)
+
+    @unittest.skipUnless(gpu_available(), "no CUDA device")
+    def test_name_of_each_device(self):
+        for index in range(cv2.cuda.getCudaEnabledDeviceCount()):
+            name = cv2.cudaimage.device_name(index)
+            self.assertIsInstance(name, str)
+            self.assertRegex(name, r"\w")
+            self.assertEqual(name, cv2.cuda.DeviceInfo(index).name())
+        self.assertEqual(cv2.cudaimage.device_name(), cv2.cudaimage.device_name(0))
 
 
 @unittest.skipUnless(gpu_available(), "no CUDA device")

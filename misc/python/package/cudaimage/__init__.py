@@ -67,29 +67,14 @@ def device_array(m, stream=None, readonly=False):
 
 
 def device_name(index=0):
-    """The CUDA device's name, e.g. 'NVIDIA H200' (cv2.cuda.DeviceInfo has no name() in Python).
+    """The name of CUDA device ``index``, e.g. 'NVIDIA H200': ``cv2.cuda.DeviceInfo(index).name()``.
 
-    Taken from cv2.cuda.printShortCudaDeviceInfo, which prints it from C++: its output is captured
-    at the file-descriptor level. Returns None without a device."""
-    import ctypes
-    import os
-    import re
-    import sys
-    import tempfile
-    if _cuda.getCudaEnabledDeviceCount() <= index:
-        return None
-    sys.stdout.flush()
-    libc = ctypes.CDLL(None)
-    with tempfile.TemporaryFile() as tmp:
-        saved = os.dup(1)
-        try:
-            os.dup2(tmp.fileno(), 1)
-            _cuda.printShortCudaDeviceInfo(index)
-            libc.fflush(None)
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        tmp.seek(0)
-        text = tmp.read().decode("utf-8", "replace")
-    m = re.search(r'Device %d:\s*"([^"]+)"' % index, text)
-    return m.group(1) if m else None
+    Raises ValueError when this process sees no device of that index (without a GPU or a CUDA
+    driver, every index), saying how many it sees."""
+    import operator
+    index = operator.index(index)
+    count = max(_cuda.getCudaEnabledDeviceCount(), 0)
+    if not 0 <= index < count:
+        raise ValueError("device_name: index is %d; this process sees %s" % (
+            index, "no CUDA device" if count == 0 else "%d CUDA device(s): 0 to %d" % (count, count - 1)))
+    return _cuda.DeviceInfo(index).name()
