@@ -227,29 +227,37 @@ class ArgumentTest(unittest.TestCase):
         self.assert_error(ValueError, ["arr", "1 dimensions"], da.zeros(8, chunks=4), (3, 3), 1.0)
         self.assert_error(ValueError, ["arr", "4 dimensions"], da.zeros((4, 4, 2, 2), chunks=2), (3, 3), 1.0)
         self.assert_error(ValueError, ["arr", "empty"], da.zeros((0, 8), chunks=4), (3, 3), 1.0)
-        self.assert_error(ValueError, ["5 channels"], da.zeros((8, 8, 5), np.uint8, chunks=(4, 4, -1)), (3, 3), 1.0)
+        self.assert_error(ValueError, ["srcType is CV_8UC5", "1 to 4 channels"], da.zeros((8, 8, 5), np.uint8, chunks=(4, 4, -1)),
+                          (3, 3), 1.0)
         self.assert_error(ValueError, ["channel axis", "one chunk"], self.image((16, 16, 4), chunks=(8, 8, 2)), (3, 3), 1.0)
         for dtype in (np.int8, np.int32, np.float16, np.bool_, np.complex64, ">u2"):
             self.assert_error(TypeError, ["dtype", "supported"], da.zeros((8, 8), dtype=dtype, chunks=4), (3, 3), 1.0)
 
     def test_bad_kernel(self):
+        # Values are checked by cv2.cuda.createGaussianBlur: its messages, as ValueError.
         x = self.image()
-        self.assert_error(ValueError, ["ksize", "width is 4", "odd"], x, (4, 3), 1.0)
-        self.assert_error(ValueError, ["ksize", "height is 2"], x, (3, 2), 1.0)
-        self.assert_error(ValueError, ["ksize", "height is -1"], x, (3, -1), 1.0)
+        self.assert_error(ValueError, ["ksize.width is 4", "odd number"], x, (4, 3), 1.0)
+        self.assert_error(ValueError, ["ksize.height is 2", "odd number"], x, (3, 2), 1.0)
+        self.assert_error(ValueError, ["ksize.height is -1"], x, (3, -1), 1.0)
+        self.assert_error(ValueError, ["ksize.width is 1048577", "1048575"], x, (1 << 20) + 1, 1.0)
         self.assert_error(TypeError, ["ksize"], x, (3,), 1.0)
-        self.assert_error(TypeError, ["ksize width", "int"], x, (3.0, 3), 1.0)
-        self.assert_error(ValueError, ["sigmaX", "> 0"], x, (0, 0), -1.0)
-        self.assert_error(ValueError, ["sigmaX", "> 0"], x, (0, 3), 0.0)
-        self.assert_error(ValueError, ["ksize height is 0", "sigmaY"], x, (3, 0), 0.0, -2.0)
-        self.assert_error(ValueError, ["sigmaY", "finite"], x, (3, 3), 1.0, float("nan"))
-        self.assert_error(ValueError, ["sigmaX", "finite"], x, (0, 0), float("inf"))
+        self.assert_error(TypeError, ["ksize.width", "int"], x, (3.0, 3), 1.0)
+        self.assert_error(ValueError, ["ksize.width is 0 and sigmaX is -1", "sigmaX > 0"], x, (0, 0), -1.0)
+        self.assert_error(ValueError, ["ksize.width is 0 and sigmaX is 0", "sigmaX > 0"], x, (0, 3), 0.0)
+        # sigmaY <= 0 means sigmaX, so a zero height with both <= 0 is judged on sigmaX.
+        self.assert_error(ValueError, ["ksize.height is 0 and sigmaX is 0", "sigmaX > 0"], x, (3, 0), 0.0, -2.0)
+        self.assert_error(ValueError, ["sigmaY is nan", "finite"], x, (3, 3), 1.0, float("nan"))
+        self.assert_error(ValueError, ["sigmaX is inf", "finite"], x, (0, 0), float("inf"))
+        self.assert_error(ValueError, ["sigmaX is 200000", "ksize.width 1200001"], x, (0, 0), 2e5)
         self.assert_error(TypeError, ["sigmaX", "real number"], x, (3, 3), "2")
+        with self.assertRaises(ValueError) as ctx:
+            cdask.kernel_size(np.uint8, (4, 3), 1.0)
+        self.assertIn("ksize.width is 4", str(ctx.exception))
 
     def test_bad_border_and_device(self):
         x = self.image()
         for border in (cv2.BORDER_TRANSPARENT, 6, 99, -1):
-            self.assert_error(ValueError, ["borderType", "BORDER_REFLECT_101"], x, (3, 3), 1.0, 0, border)
+            self.assert_error(ValueError, ["rowBorderMode is %d" % border, "BORDER_REFLECT_101"], x, (3, 3), 1.0, 0, border)
         self.assert_error(TypeError, ["borderType"], x, (3, 3), 1.0, 0, 1.5)
         self.assert_error(ValueError, ["device", "'auto'"], x, (3, 3), 1.0, device="cuda")
         if gpu_count() < 1:
@@ -275,9 +283,15 @@ class ArgumentTest(unittest.TestCase):
                 self.assertEqual(make(cn), cdask._cv_type(dtype, cn), (dtype, cn))
 
     def test_kernel_size_follows_opencv(self):
-        self.assertEqual((13, 13), cdask.kernel_size(np.uint8, (0, 0), 2.0))      # round(2*3*2+1)|1
-        self.assertEqual((17, 17), cdask.kernel_size(np.uint16, (0, 0), 2.0))     # round(2*4*2+1)|1
-        self.assertEqual((3, 3), cdask.kernel_size(np.uint8, (0, 0), 0.25))       # round(2.5) = 2 -> 3
+        # A zero size is cv2.cuda.gaussianKernelSize of its sigma (the C++ tests check that against
+        # cv2.GaussianBlur); sigmaY <= 0 means sigmaX; a given size is kept.
+        self.assertEqual((13, 13), cdask.kernel_size(np.uint8, (0, 0), 2.0))      # 3 sigma a side for uint8
+        self.assertEqual((17, 17), cdask.kernel_size(np.uint16, (0, 0), 2.0))     # 4 sigma a side otherwise
+        self.assertEqual((3, 3), cdask.kernel_size(np.uint8, (0, 0), 0.25))
+        for dtype, depth in ((np.uint8, cv2.CV_8U), (np.int16, cv2.CV_16S), (np.float64, cv2.CV_64F)):
+            for sx, sy in ((0.7, 0), (1.3, 2.9), (4.0, -1.0)):
+                self.assertEqual((cv2.cuda.gaussianKernelSize(sx, depth), cv2.cuda.gaussianKernelSize(sy if sy > 0 else sx, depth)),
+                                 cdask.kernel_size(dtype, (0, 0), sx, sy))
         self.assertEqual((13, 25), cdask.kernel_size(np.float32, (13, 0), 1.0, 3.0))
         self.assertEqual((5, 7), cdask.kernel_size(np.float32, (5, 7), -1.0))
 

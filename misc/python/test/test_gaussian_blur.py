@@ -40,6 +40,23 @@ class GaussianBlurBindingTest(unittest.TestCase):
         with self.assertRaises(cv2.error):
             cv2.cuda.createGaussianBlur(cv2.CV_8UC1, -1, (3, 3), float("nan"))
 
+    def test_kernel_size_from_sigma(self):
+        # The C++ tests check gaussianKernelSize against cv2.GaussianBlur's own choice; here the binding.
+        self.assertIn("GaussianBlur", cv2.cuda.gaussianKernelSize.__doc__ or "")
+        self.assertEqual(13, cv2.cuda.gaussianKernelSize(2.0))                     # 8-bit: 3 sigma a side
+        self.assertEqual(13, cv2.cuda.gaussianKernelSize(2.0, cv2.CV_8U))
+        self.assertEqual(17, cv2.cuda.gaussianKernelSize(2.0, cv2.CV_16U))         # others: 4 sigma a side
+        self.assertEqual(17, cv2.cuda.gaussianKernelSize(sigma=2.0, depth=cv2.CV_32F))
+        self.assertEqual(3, cv2.cuda.gaussianKernelSize(0.25))                     # 2.5 rounds to even, | 1
+        self.assertEqual(1, cv2.cuda.gaussianKernelSize(0.05, cv2.CV_64F))
+        for args, words in (((0.0,), ["sigma is 0", "> 0"]), ((float("nan"),), ["sigma is nan", "finite"]),
+                            ((2e5,), ["sigma is 200000", "kernel size 1200001"]),
+                            ((2.0, cv2.CV_8S), ["depth is 1"]), ((2.0, cv2.CV_8UC3), ["not a type"])):
+            with self.assertRaises(cv2.error) as ctx:
+                cv2.cuda.gaussianKernelSize(*args)
+            for w in words:
+                self.assertIn(w, str(ctx.exception), args)
+
 
 @unittest.skipUnless(gpu_available(), "needs a CUDA device (cv2.cuda.getCudaEnabledDeviceCount() < 1)")
 class GaussianBlurGpuTest(unittest.TestCase):

