@@ -58,6 +58,7 @@ for line in "${lines[@]}"; do
     step "OpenCV $line: tests 3/3: Python (cv2 from the module build, $("$VENV/bin/python" --version))"
     timed "$line python" env CUDAIMAGE_OPENCV_LINE="$line" PYTHONPATH="$OPENCV_BUILD/python_loader${PYTHONPATH:+:$PYTHONPATH}" \
         "$VENV/bin/python" -m unittest discover -s "$CUDAIMAGE_REPO/misc/python/test" -p 'test_*.py' -v
+    timed "$line doc commands" env OPENCV_LINE="$line" CUDAIMAGE_DEVICE_CODE="$device_code" bash "$CUDAIMAGE_REPO/scripts/ci/check-doc-commands.sh"
 
     if [[ $line == 5.1 ]]; then
         step "OpenCV $line: the pip wheel (scripts/wheel/build-wheel.sh), installed in a fresh venv, Python tests from it"
