@@ -21,41 +21,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
+#include "sample_util.hpp"
+
 namespace {
-
-constexpr int kSkipped = 77;
-
-std::string findTestImage(const char* argv0)
-{
-    // From the working folder and from the program's folder (build-standalone/samples/,
-    // the bundle's bin/samples/) upwards.
-    std::string bases[] = {".", std::string(argv0).substr(0, std::string(argv0).find_last_of('/') + 1) + "."};
-    for (const std::string& base : bases)
-    {
-        std::string up;
-        for (int i = 0; i < 5; ++i, up += "../")
-        {
-            const std::string p = base + "/" + up + "samples/data/blur_test.png";
-            if (FILE* f = std::fopen(p.c_str(), "rb")) { std::fclose(f); return p; }
-        }
-    }
-    return "";
-}
-
-// A colour test card when there is no image file (or no imgcodecs): bars, stripes, a circle.
-cv::Mat syntheticImage()
-{
-    cv::Mat img(384, 512, CV_8UC3);
-    for (int x = 0; x < img.cols; ++x)
-        img.col(x).setTo(cv::Scalar(x / 2, 255 - x / 2, (x * 7) % 256));
-    for (int y = 200; y < 300; y += 2)
-        img.row(y).setTo(cv::Scalar::all(255));
-    cv::circle(img, {380, 110}, 60, cv::Scalar(0, 0, 255), cv::FILLED, cv::LINE_AA);
-    return img;
-}
 
 cv::Mat labelled(const cv::Mat& img, const std::string& text)
 {
@@ -66,38 +36,18 @@ cv::Mat labelled(const cv::Mat& img, const std::string& text)
     return out;
 }
 
-double msPerCall(int repeats, const cv::TickMeter& tm) { return tm.getTimeMilli() / repeats; }
-
 } // namespace
 
 int main(int argc, char** argv)
 {
-    std::string input, outDir = ".";
-    double sigma = 2.0;
-    int repeats = 20;
-    for (int i = 1; i < argc; ++i)
-    {
-        const std::string a = argv[i];
-        if ((a == "--sigma" || a == "--output-dir" || a == "--repeats") && i + 1 < argc)
-        {
-            const std::string v = argv[++i];
-            if (a == "--sigma") sigma = std::atof(v.c_str());
-            else if (a == "--output-dir") outDir = v;
-            else repeats = std::max(1, std::atoi(v.c_str()));
-        }
-        else if (a == "-h" || a == "--help")
-        {
-            std::printf("usage: %s [IMAGE] [--sigma S] [--output-dir DIR] [--repeats N]\n", argv[0]);
-            return 0;
-        }
-        else if (!a.empty() && a[0] != '-' && input.empty())
-            input = a;
-        else
-        {
-            std::fprintf(stderr, "blur: unknown argument '%s' (see --help)\n", a.c_str());
-            return 1;
-        }
-    }
+    sample::CommandLine cl;
+    if (const int status = sample::parseCommandLine(argc, argv, {"--sigma", "--output-dir", "--repeats"}, true,
+                                                    "[IMAGE] [--sigma S] [--output-dir DIR] [--repeats N]", cl);
+        status >= 0)
+        return status;
+    const double sigma = cl.number("--sigma", 2.0);
+    const std::string outDir = cl.text("--output-dir", ".");
+    const int repeats = std::max(1, static_cast<int>(cl.number("--repeats", 20)));
     if (!(sigma > 0))
     {
         std::fprintf(stderr, "blur: --sigma must be > 0\n");
@@ -105,40 +55,17 @@ int main(int argc, char** argv)
     }
 
     // 1. The device first, as the tutorial's installation check.
-    const int devices = cv::cuda::getCudaEnabledDeviceCount();
-    if (devices > 0)
-    {
-        cv::cuda::DeviceInfo info;
-        std::printf("CUDA device: %s (sm_%d%d, %zu MiB)\n", info.name(), info.majorVersion(),
-                    info.minorVersion(), info.totalMemory() >> 20);
-    }
-    else
-        std::printf("no CUDA device (%s): CPU part only\n", devices < 0 ? "no driver" : "none found");
+    const int devices = sample::printCudaDevice();
 
     // 2. A colour image, kept in colour.
-    cv::Mat img;
-#ifdef CUDAIMAGE_HAVE_IMGCODECS
-    if (input.empty())
-        input = findTestImage(argv[0]);
-    if (!input.empty())
-    {
-        img = cv::imread(input, cv::IMREAD_COLOR);
-        if (img.empty())
-        {
-            std::fprintf(stderr, "blur: cannot read %s\n", input.c_str());
-            return 1;
-        }
-    }
-#endif
+    std::string input = cl.image;
+    const cv::Mat img = sample::loadImage(input, argv[0]);
     if (img.empty())
-    {
-        input = "(synthetic test card)";
-        img = syntheticImage();
-    }
+        return 1;
     std::printf("input: %s (%dx%d, %d channels)\n", input.c_str(), img.cols, img.rows, img.channels());
 
-    // Kernel size from sigma (13x13 for sigma 2 on 8-bit images) and replicated borders on both
-    // sides, so both paths compute the same thing.
+    // Kernel size from sigma (cv::cuda::gaussianKernelSize: 13x13 for sigma 2 on 8-bit images) and
+    // replicated borders on both sides, so both paths compute the same thing.
     const cv::Size ksize(0, 0);
     const int border = cv::BORDER_REPLICATE;
 
@@ -151,11 +78,12 @@ int main(int argc, char** argv)
         cv::GaussianBlur(img, cpu, ksize, sigma, sigma, border);
     tmCpu.stop();
     const double mpix = img.total() / 1e6;
+    const double msCpu = tmCpu.getTimeMilli() / repeats;
     std::printf("CPU cv::GaussianBlur:               %8.3f ms per blur (%d threads), %8.1f Mpixel/s\n",
-                msPerCall(repeats, tmCpu), cv::getNumThreads(), mpix / (msPerCall(repeats, tmCpu) * 1e-3));
+                msCpu, cv::getNumThreads(), mpix / (msCpu * 1e-3));
 
     if (devices < 1)
-        return kSkipped;
+        return sample::kSkipped;   // the CPU part ran
 
     // 4. The GPU: the filter is built once; the SyncedMat holds the image in pinned host memory
     //    and on the device, and copies only when a side is stale.

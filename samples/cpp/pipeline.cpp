@@ -23,33 +23,9 @@
 #include <cstdio>
 #include <string>
 
+#include "sample_util.hpp"
+
 namespace {
-
-constexpr int kSkipped = 77;
-
-std::string findTestImage(const char* argv0)
-{
-    std::string bases[] = {".", std::string(argv0).substr(0, std::string(argv0).find_last_of('/') + 1) + "."};
-    for (const std::string& base : bases)
-    {
-        std::string up;
-        for (int i = 0; i < 5; ++i, up += "../")
-        {
-            const std::string p = base + "/" + up + "samples/data/blur_test.png";
-            if (FILE* f = std::fopen(p.c_str(), "rb")) { std::fclose(f); return p; }
-        }
-    }
-    return "";
-}
-
-cv::Mat syntheticImage()
-{
-    cv::Mat img(384, 512, CV_8UC3);
-    cv::randu(img, cv::Scalar::all(0), cv::Scalar::all(256));
-    cv::GaussianBlur(img, img, {0, 0}, 3.0);
-    cv::rectangle(img, {100, 100}, {300, 250}, cv::Scalar(255, 255, 255), 3);
-    return img;
-}
 
 const float kSharpen[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
 constexpr double kSigma1 = 1.0, kSigma2 = 2.0;
@@ -69,47 +45,17 @@ cv::Mat cpuChain(const cv::Mat& bgra)
 
 int main(int argc, char** argv)
 {
-    std::string input, output;
-    for (int i = 1; i < argc; ++i)
-    {
-        const std::string a = argv[i];
-        if (a == "--output" && i + 1 < argc)
-            output = argv[++i];
-        else if (a == "-h" || a == "--help")
-        {
-            std::printf("usage: %s [IMAGE] [--output PATH]\n", argv[0]);
-            return 0;
-        }
-        else if (!a.empty() && a[0] != '-' && input.empty())
-            input = a;
-        else
-        {
-            std::fprintf(stderr, "pipeline: unknown argument '%s' (see --help)\n", a.c_str());
-            return 1;
-        }
-    }
+    sample::CommandLine cl;
+    if (const int status = sample::parseCommandLine(argc, argv, {"--output"}, true, "[IMAGE] [--output PATH]", cl);
+        status >= 0)
+        return status;
+    const std::string output = cl.text("--output");
 
-    const int devices = cv::cuda::getCudaEnabledDeviceCount();
-    if (devices > 0)
-        std::printf("CUDA device: %s\n", cv::cuda::DeviceInfo().name());
-    else
-        std::printf("no CUDA device (%s): CPU chain only\n", devices < 0 ? "no driver" : "none found");
-
-    cv::Mat bgr;
-#ifdef CUDAIMAGE_HAVE_IMGCODECS
-    if (input.empty())
-        input = findTestImage(argv[0]);
-    if (!input.empty() && (bgr = cv::imread(input, cv::IMREAD_COLOR)).empty())
-    {
-        std::fprintf(stderr, "pipeline: cannot read %s\n", input.c_str());
-        return 1;
-    }
-#endif
+    const int devices = sample::printCudaDevice();
+    std::string input = cl.image;
+    const cv::Mat bgr = sample::loadImage(input, argv[0]);
     if (bgr.empty())
-    {
-        input = "(synthetic image)";
-        bgr = syntheticImage();
-    }
+        return 1;
     cv::Mat bgra;
     cv::cvtColor(bgr, bgra, cv::COLOR_BGR2BGRA);
     std::printf("input: %s, %dx%d used as BGRA (%.2f MB)\n", input.c_str(), bgra.cols, bgra.rows,
@@ -118,7 +64,7 @@ int main(int argc, char** argv)
     const cv::Mat expected = cpuChain(bgra);
     std::printf("CPU chain: blur(sigma %g) -> sharpen 3x3 -> blur(sigma %g) done\n", kSigma1, kSigma2);
     if (devices < 1)
-        return kSkipped;
+        return sample::kSkipped;   // the CPU chain ran
 
     // The filters are built once, before any image moves.
     const int type = bgra.type();

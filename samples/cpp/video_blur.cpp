@@ -5,8 +5,8 @@
 //   video_blur [--frames N] [--size WxH] [--sigma S] [--streams K] [--input IMAGE]
 //
 // No video codec is involved: the "decoder" is a pool of 8 frames already in pinned memory (the
-// input image, or a synthetic one, scrolled sideways), which is what a real decoder writing into
-// pinned buffers hands over. Each frame i goes to stream i % K:
+// input image, by default samples/data/blur_test.png, scrolled sideways), which is what a real
+// decoder writing into pinned buffers hands over. Each frame i goes to stream i % K:
 //
 //   stream 0:  [up 0][blur 0][down 0]            [up 2][blur 2][down 2]
 //   stream 1:         [up 1][blur 1][down 1]            [up 3] ...
@@ -25,71 +25,18 @@
 #include <opencv2/core/cuda.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/cudaimage.hpp>
-#ifdef CUDAIMAGE_HAVE_IMGCODECS
-#include <opencv2/imgcodecs.hpp>
-#endif
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "sample_util.hpp"
+
 namespace {
 
-constexpr int kSkipped = 77;
 constexpr int kPoolFrames = 8;
-
-struct Args
-{
-    int frames = 300;
-    cv::Size size{1920, 1080};
-    double sigma = 2.0;
-    int streams = 2;
-    std::string input;
-};
-
-bool parse(int argc, char** argv, Args& a)
-{
-    for (int i = 1; i < argc; ++i)
-    {
-        const std::string k = argv[i];
-        const bool hasValue = i + 1 < argc;
-        if (k == "--frames" && hasValue) a.frames = std::atoi(argv[++i]);
-        else if (k == "--sigma" && hasValue) a.sigma = std::atof(argv[++i]);
-        else if (k == "--streams" && hasValue) a.streams = std::atoi(argv[++i]);
-        else if (k == "--input" && hasValue) a.input = argv[++i];
-        else if (k == "--size" && hasValue)
-        {
-            if (std::sscanf(argv[++i], "%dx%d", &a.size.width, &a.size.height) != 2)
-                return false;
-        }
-        else
-            return false;
-    }
-    return a.frames >= 1 && a.sigma > 0 && a.streams >= 1 && a.streams <= 16 && a.size.width >= 8 &&
-           a.size.height >= 8;
-}
-
-cv::Mat baseImage(const Args& a)
-{
-    cv::Mat img;
-#ifdef CUDAIMAGE_HAVE_IMGCODECS
-    if (!a.input.empty())
-        img = cv::imread(a.input, cv::IMREAD_COLOR);
-#endif
-    if (img.empty())
-    {
-        img.create(a.size, CV_8UC3);
-        cv::randu(img, cv::Scalar::all(0), cv::Scalar::all(256));
-        for (int x = 0; x < img.cols; x += 16)
-            cv::line(img, {x, 0}, {img.cols - 1 - x, img.rows - 1}, cv::Scalar(255, 200, 0), 2);
-    }
-    cv::Mat out;
-    cv::resize(img, out, a.size, 0, 0, cv::INTER_AREA);
-    return out;
-}
 
 // dst = src scrolled left by `shift` columns (with wrap-around), written into dst's own memory.
 void scroll(const cv::Mat& src, cv::Mat& dst, int shift)
@@ -110,22 +57,32 @@ double fpsOf(int frames, const cv::TickMeter& tm) { return frames / (tm.getTimeS
 
 int main(int argc, char** argv)
 {
-    Args a;
-    if (!parse(argc, argv, a))
+    const char* usage = "[--frames N] [--size WxH] [--sigma S] [--streams K (1-16)] [--input IMAGE]";
+    sample::CommandLine cl;
+    if (const int status = sample::parseCommandLine(argc, argv, {"--frames", "--size", "--sigma", "--streams", "--input"},
+                                                    false, usage, cl);
+        status >= 0)
+        return status;
+    const int frames = static_cast<int>(cl.number("--frames", 300));
+    const double sigma = cl.number("--sigma", 2.0);
+    const int K = static_cast<int>(cl.number("--streams", 2));
+    cv::Size size(1920, 1080);
+    if (std::sscanf(cl.text("--size", "1920x1080").c_str(), "%dx%d", &size.width, &size.height) != 2 || frames < 1 ||
+        !(sigma > 0) || K < 1 || K > 16 || size.width < 8 || size.height < 8)
     {
-        std::fprintf(stderr, "usage: %s [--frames N] [--size WxH] [--sigma S] [--streams K (1-16)] [--input IMAGE]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s %s\n", argv[0], usage);
         return 1;
     }
-    const int devices = cv::cuda::getCudaEnabledDeviceCount();
-    if (devices < 1)
-    {
-        std::printf("no CUDA device (%s): nothing to stream, skipped\n", devices < 0 ? "no driver" : "none found");
-        return kSkipped;
-    }
-    std::printf("CUDA device: %s\n", cv::cuda::DeviceInfo().name());
+    if (sample::printCudaDevice() < 1)
+        return sample::kSkipped;   // nothing to stream
 
     // --- frames in pinned memory ------------------------------------------------------------------
-    const cv::Mat base = baseImage(a);
+    std::string input = cl.text("--input");   // the "decoded" picture: --input, the test image or the test card
+    const cv::Mat picture = sample::loadImage(input, argv[0]);
+    if (picture.empty())
+        return 1;
+    cv::Mat base;
+    cv::resize(picture, base, size, 0, 0, cv::INTER_AREA);
     const int type = base.type();
     const double frameBytes = double(base.total() * base.elemSize());
     std::vector<cv::cuda::HostMem> poolMem;
@@ -133,19 +90,18 @@ int main(int argc, char** argv)
     poolMem.reserve(kPoolFrames);
     for (int p = 0; p < kPoolFrames; ++p)
     {
-        poolMem.emplace_back(a.size, type, cv::cuda::HostMem::PAGE_LOCKED);
+        poolMem.emplace_back(size, type, cv::cuda::HostMem::PAGE_LOCKED);
         pool.push_back(poolMem.back().createMatHeader());
-        scroll(base, pool.back(), p * a.size.width / kPoolFrames);
+        scroll(base, pool.back(), p * size.width / kPoolFrames);
         cv::Mat ref;
-        cv::GaussianBlur(pool.back(), ref, {0, 0}, a.sigma, a.sigma, cv::BORDER_REPLICATE);
+        cv::GaussianBlur(pool.back(), ref, {0, 0}, sigma, sigma, cv::BORDER_REPLICATE);
         expected.push_back(ref);
     }
     std::printf("frames: %d of %dx%d %s (%.2f MB each), pinned pool of %d, %d stream(s), sigma %g\n",
-                a.frames, a.size.width, a.size.height, cv::typeToString(type).c_str(), frameBytes / 1e6,
-                kPoolFrames, a.streams, a.sigma);
+                frames, size.width, size.height, cv::typeToString(type).c_str(), frameBytes / 1e6,
+                kPoolFrames, K, sigma);
 
     // --- per-stream slots: a stream, device input/output, pinned output ------------------------------
-    const int K = a.streams;
     std::vector<cv::cuda::Stream> streams(K);
     std::vector<cv::cuda::GpuMat> dIn, dOut;
     std::vector<cv::cuda::HostMem> outMem;
@@ -153,13 +109,13 @@ int main(int argc, char** argv)
     outMem.reserve(K);
     for (int k = 0; k < K; ++k)
     {
-        dIn.emplace_back(a.size, type);
-        dOut.emplace_back(a.size, type);
-        outMem.emplace_back(a.size, type, cv::cuda::HostMem::PAGE_LOCKED);
+        dIn.emplace_back(size, type);
+        dOut.emplace_back(size, type);
+        outMem.emplace_back(size, type, cv::cuda::HostMem::PAGE_LOCKED);
         hostOut.push_back(outMem.back().createMatHeader());
     }
     cv::Ptr<cv::cuda::Filter> blur =
-        cv::cuda::createGaussianBlur(type, -1, {0, 0}, a.sigma, a.sigma, cv::BORDER_REPLICATE);
+        cv::cuda::createGaussianBlur(type, -1, {0, 0}, sigma, sigma, cv::BORDER_REPLICATE);
 
     // The streaming loop: frame i is uploaded, blurred (or, withBlur false, only copied back) and
     // downloaded on stream i % K; `consume` sees frame i's result once its stream is done with it.
@@ -220,7 +176,7 @@ int main(int argc, char** argv)
     // --- 3. sequential: one frame at a time ----------------------------------------------------------
     cv::TickMeter tmSeq;
     tmSeq.start();
-    for (int i = 0; i < a.frames; ++i)
+    for (int i = 0; i < frames; ++i)
     {
         dIn[0].upload(pool[i % kPoolFrames], streams[0]);
         blur->apply(dIn[0], dOut[0], streams[0]);
@@ -232,13 +188,13 @@ int main(int argc, char** argv)
     // --- 4. copy-only limit and the pipelined blur, same loop -----------------------------------------
     cv::TickMeter tmCopy, tmPipe;
     tmCopy.start();
-    streamFrames(a.frames, false, nullptr);
+    streamFrames(frames, false, nullptr);
     tmCopy.stop();
     tmPipe.start();
-    streamFrames(a.frames, true, nullptr);
+    streamFrames(frames, true, nullptr);
     tmPipe.stop();
 
-    const double fpsSeq = fpsOf(a.frames, tmSeq), fpsCopy = fpsOf(a.frames, tmCopy), fpsPipe = fpsOf(a.frames, tmPipe);
+    const double fpsSeq = fpsOf(frames, tmSeq), fpsCopy = fpsOf(frames, tmCopy), fpsPipe = fpsOf(frames, tmPipe);
     // One upload and one download per frame: with both directions at full speed at once, the link
     // allows min(h2d, d2h) / frameBytes frames per second; one direction at a time, half the harmonic.
     const double fpsDuplex = std::min(h2d, d2h) * 1e9 / frameBytes;
