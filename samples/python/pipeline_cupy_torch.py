@@ -34,13 +34,6 @@ BORDER = cv2.BORDER_REPLICATE
 SCALE = 0.8
 
 
-def cuda_device_count():
-    try:
-        return max(cv2.cuda.getCudaEnabledDeviceCount(), 0)
-    except (AttributeError, cv2.error):
-        return 0
-
-
 def import_cupy():
     try:
         import cupy
@@ -86,9 +79,9 @@ def main(argv=None):
     ap.add_argument("--sigma", type=float, default=1.5, help="sigma of both blurs (default: %(default)s)")
     args = ap.parse_args(argv)
 
-    n = cuda_device_count()
+    n = cv2.cuda.getCudaEnabledDeviceCount()   # -1: no driver, 0: no device
     if n > 0:
-        print("CUDA device: %s" % (cv2.cudaimage.device_name(0) or "device 0"))
+        print("CUDA device: %s" % cv2.cudaimage.device_name(0))
     else:
         print("no CUDA device: only the CPU chain runs")
     cupy, cupy_why = import_cupy()
