@@ -2,6 +2,15 @@
 import os
 
 
+def gpu_available():
+    """Whether this process sees a CUDA device (False without a driver, or for a cv2 without CUDA)."""
+    import cv2
+    try:
+        return cv2.cuda.getCudaEnabledDeviceCount() > 0
+    except (AttributeError, cv2.error):
+        return False
+
+
 def find_samples(marker):
     """The repository's (or the GPU bundle's) samples/ folder: $CUDAIMAGE_SAMPLES_DIR, else the
     first samples/ above this file that holds samples/python/<marker>; None if there is none."""

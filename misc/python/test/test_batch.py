@@ -9,12 +9,7 @@ import unittest
 import numpy as np
 import cv2
 
-
-def gpu_available():
-    try:
-        return cv2.cuda.getCudaEnabledDeviceCount() > 0
-    except cv2.error:
-        return False
+from cudaimage_test_support import gpu_available
 
 
 SM = cv2.cuda.SyncedMat

@@ -5,6 +5,8 @@ import unittest
 import numpy as np
 import cv2
 
+from cudaimage_test_support import gpu_available
+
 
 def cpu_gaussian(src, ksize, sigma_x, sigma_y, border):
     """cv2.GaussianBlur, or for BORDER_WRAP (which it rejects) the blur of the wrap-padded image."""
@@ -14,13 +16,6 @@ def cpu_gaussian(src, ksize, sigma_x, sigma_y, border):
     padded = cv2.copyMakeBorder(src, ry, ry, rx, rx, cv2.BORDER_WRAP)
     out = cv2.GaussianBlur(padded, ksize, sigma_x, sigmaY=sigma_y, borderType=cv2.BORDER_REPLICATE)
     return out[ry:ry + src.shape[0], rx:rx + src.shape[1]]
-
-
-def gpu_available():
-    try:
-        return cv2.cuda.getCudaEnabledDeviceCount() > 0
-    except cv2.error:
-        return False
 
 
 class GaussianBlurBindingTest(unittest.TestCase):

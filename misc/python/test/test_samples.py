@@ -21,17 +21,10 @@ import unittest
 import numpy as np
 import cv2
 
-from cudaimage_test_support import find_samples
+from cudaimage_test_support import find_samples, gpu_available
 
 
 SAMPLES = find_samples("blur_demo.py")
-
-
-def gpu_available():
-    try:
-        return cv2.cuda.getCudaEnabledDeviceCount() > 0
-    except (AttributeError, cv2.error):
-        return False
 
 
 def run_sample(test, script, *args):

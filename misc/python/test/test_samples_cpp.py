@@ -21,15 +21,10 @@ import unittest
 import numpy as np
 import cv2
 
+from cudaimage_test_support import gpu_available
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SKIPPED = 77
-
-
-def gpu_available():
-    try:
-        return cv2.cuda.getCudaEnabledDeviceCount() > 0
-    except (AttributeError, cv2.error):
-        return False
 
 
 def _ancestors(d, levels=5):

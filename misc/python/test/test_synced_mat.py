@@ -14,6 +14,8 @@ import unittest
 import numpy as np
 import cv2
 
+from cudaimage_test_support import gpu_available
+
 try:
     import cupy
 except Exception:  # ImportError, or a CuPy without a usable CUDA
@@ -22,13 +24,6 @@ try:
     import torch
 except Exception:
     torch = None
-
-
-def gpu_available():
-    try:
-        return cv2.cuda.getCudaEnabledDeviceCount() > 0
-    except cv2.error:
-        return False
 
 
 SM = cv2.cuda.SyncedMat
