@@ -13,6 +13,7 @@
 #include <vector>
 #include "opencv2/core/hal/interface.h"
 #include "gaussian_taps.hpp"
+#include "gaussian_tile.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -117,6 +118,33 @@ inline const char* singleKernelLimit(const PathQuery& q)
     if (q.radius() < 1)
         return "radius 0 (1x1 kernel)";
     return nullptr;
+}
+
+/** The rule of the CUDA-core single kernels (src/paths/fused, src/paths/fused_large), one rule over
+ * their tiles: singleKernelLimit(); 8U vertical taps that fit a byte (the vertical sums are DP4A
+ * byte products: a tap of 256, from a 1-tap column or a sigma so small that the centre tap takes
+ * all the weight, does not fit); the radius within the tile's range; a tile of at least one item
+ * after the halo; the tile's shared memory within the device's. Tile gives kMinR, kMaxR, halo()
+ * and the four reasons kBelow, kAbove, kNoRoom and kTooLarge. */
+template <class Tile>
+Verdict acceptCudaCoreTile(const PathQuery& q, const char* accepted)
+{
+    if (const char* limit = singleKernelLimit(q))
+        return Verdict::decline(limit);
+    if (q.depth == CV_8U && !q.verticalTapsFitByte)
+        return Verdict::decline("8U vertical tap above 255 (DP4A multiplies bytes)");
+    const int R = q.radius();
+    if (R < Tile::kMinR)
+        return Verdict::decline(Tile::kBelow);
+    if (R > Tile::kMaxR)
+        return Verdict::decline(Tile::kAbove);
+    const int outputs = tile::tileOutputs<Tile>(R, q.channels);
+    if (outputs < tile::itemOutputs(q.depth))
+        return Verdict::decline(Tile::kNoRoom);
+    const size_t bytes = tile::sharedBytes<Tile>(q.depth);
+    if (bytes > q.sharedMemOptIn)
+        return Verdict::decline(Tile::kTooLarge);
+    return Verdict::accept(accepted, outputs, bytes);
 }
 
 }}} // namespace cv::cuda::gaussian

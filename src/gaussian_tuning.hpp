@@ -13,8 +13,8 @@ namespace cv { namespace cuda { namespace gaussian { namespace tuning {
 
 /** src/paths/fused: radius a template parameter, 128 threads x 4 elements, so that four blocks
  * share an SM and one block's loads overlap another's arithmetic. 8 radius instances per depth and
- * channel count: more grew the code past the instruction cache (H200, perf/NOTES.md, "fused
- * kernel"). */
+ * channel count: more grew the code past the instruction cache (H200, perf/NOTES.md section
+ * 4.4). */
 struct FusedTileSize
 {
     static constexpr int kThreads = 128;
@@ -61,7 +61,7 @@ struct ArchTuning
 };
 
 /** sm_90, measured on the H200 (16384^2 and 3840x2160, sweep of gaussian_bench --sweep, perf/NOTES.md
- * "tensor-core path"): one channel from radius 6 (0.411 against 0.414 ms at 16384^2, 41 against
+ * sections 7.2, 7.3): one channel from radius 6 (0.411 against 0.414 ms at 16384^2, 41 against
  * 49 us at 4K; 0.53 against 1.01 ms at radius 9, 1.75 against 7.42 ms at 128; at radius 1..5 the
  * small CUDA-core kernel is faster, 0.28-0.39 against ~0.41 ms). 2-4 channels from radius 9, where
  * it replaces the large-radius CUDA-core kernel (8UC3/8UC4 at sigma 5, 10, 30 faster); at radius 6

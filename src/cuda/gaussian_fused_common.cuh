@@ -198,6 +198,29 @@ __device__ __forceinline__ void loadVec(const W* s, W* out)
     }
 }
 
+// ---- the horizontal pass's items ---------------------------------------------------------------
+
+// Item `it` of a strip's horizontal pass, numbered rows fastest (a quarter warp reads 8 different
+// rows: with the shared row stride kPad off a multiple of 128 bytes, no bank conflicts): its row v
+// in the strip, its chunk, its output row y and its first output element e0.
+struct StripItem
+{
+    int v, chunk, y, e0;
+    __device__ __forceinline__ StripItem(int it, int rows, int y0, int tileE0, int item)
+        : v(it % rows), chunk(it / rows), y(y0 + v), e0(tileE0 + chunk * item) {}
+    __device__ __forceinline__ bool inside(int height, int elements) const { return y < height && e0 < elements; }
+};
+
+// An item's accumulators at their start value (the rounding offset, or zero for float output).
+template <int Depth, int N, class W>
+__device__ __forceinline__ void initItem(W (&acc)[N], bool floatOutput)
+{
+    const W init = DepthPolicy<Depth>::workInit(floatOutput);
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        acc[i] = init;
+}
+
 // ---- stores of one item (kItem consecutive outputs of one row) --------------------------------
 
 template <int Depth, int N, class W>

@@ -144,32 +144,26 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
         }
         __syncthreads();
 
-        // 2. horizontal: item it = (chunk, row), rows fastest so a quarter warp reads 8 different
-        // rows (the row stride is kPad off a multiple of 128 bytes: no bank conflicts).
+        // 2. horizontal: item it = (chunk, row), rows fastest (StripItem).
         constexpr int kChunks = G::kTile / G::kItem;
         for (int it = threadIdx.x; it < kChunks * kRows; it += kThreads)
         {
-            const int v = it % kRows, chunk = it / kRows;
-            const int y = y0 + v;
-            const int e0 = tileE0 + chunk * G::kItem;
-            if (y >= p.height || e0 >= elements)
+            const StripItem item(it, kRows, y0, tileE0, G::kItem);
+            if (!item.inside(p.height, elements))
                 continue;
-            const W* base = vert + v * G::kStride + G::kHalo + chunk * G::kItem - G::kWinPad;
+            const W* base = vert + item.v * G::kStride + G::kHalo + item.chunk * G::kItem - G::kWinPad;
             W win[G::kWin];
 #pragma unroll
             for (int i = 0; i < G::kWin; i += 16 / static_cast<int>(sizeof(W)))
                 loadVec(base + i, win + i);
             W acc[G::kItem];
-            const W init = DepthPolicy<Depth>::workInit(p.floatOutput);
-#pragma unroll
-            for (int i = 0; i < G::kItem; i++)
-                acc[i] = init;
+            initItem<Depth>(acc, p.floatOutput);
 #pragma unroll
             for (int k = 0; k <= 2 * R; k++)
 #pragma unroll
                 for (int i = 0; i < G::kItem; i++)
                     acc[i] += taps.h[k] * win[G::kWinPad - R * Cn + i + k * Cn];
-            storeItem<Depth, G::kItem, W>(p, y, e0, acc);
+            storeItem<Depth, G::kItem, W>(p, item.y, item.e0, acc);
         }
         __syncthreads();
     }

@@ -18,6 +18,10 @@ namespace cv { namespace cuda { namespace gaussian {
 struct FusedTile : tuning::FusedTileSize
 {
     CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return tile::roundUp(r * cn, 8); }
+    static constexpr const char* kBelow = "radius 0 (1x1 kernel)";
+    static constexpr const char* kAbove = "radius above 8";
+    static constexpr const char* kNoRoom = "fused tile has no room after the halo";
+    static constexpr const char* kTooLarge = "fused tile exceeds the device's shared memory";
 };
 static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 static_assert(tile::tileOutputs<FusedTile>(FusedTile::kMaxR, 4) >= 16, "every radius has a tile for 4 channels");
@@ -52,24 +56,9 @@ struct FusedPath
     typedef FusedTile Tile;
     typedef FusedTaps Taps;
 
-    /** Radius 1..8, 8U vertical taps that fit a byte (DP4A), the tile within the device's shared
-     * memory (33,024 bytes: below the 48 KiB every GPU gives without opt-in). */
-    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&)
-    {
-        if (const char* limit = singleKernelLimit(q))
-            return Verdict::decline(limit);
-        // 8U vertical sums are DP4A byte products: a tap of 256 (a 1-tap column, or a sigma so
-        // small that the centre tap takes all the weight) does not fit.
-        if (q.depth == CV_8U && !q.verticalTapsFitByte)
-            return Verdict::decline("8U vertical tap above 255 (DP4A multiplies bytes)");
-        const int R = q.radius();
-        if (R > Tile::kMaxR)
-            return Verdict::decline("radius above 8");
-        const size_t bytes = tile::sharedBytes<Tile>(q.depth);
-        if (bytes > q.sharedMemOptIn)
-            return Verdict::decline("fused tile exceeds the device's shared memory");
-        return Verdict::accept("radius 1..8", tile::tileOutputs<Tile>(R, q.channels), bytes);
-    }
+    /** Radius 1..8 (acceptCudaCoreTile); the tile takes 33,024 bytes of shared memory, below the
+     * 48 KiB every GPU gives without opt-in, and always has room for an item. */
+    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&) { return acceptCudaCoreTile<Tile>(q, "radius 1..8"); }
 
     /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
     static Taps prepare(const FilterTaps& f);

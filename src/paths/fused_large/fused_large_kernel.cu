@@ -164,27 +164,22 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
         }
         __syncthreads();
 
-        // 2. horizontal (item order as gaussian_fused.cu: rows fastest)
+        // 2. horizontal: item it = (chunk, row), rows fastest (StripItem).
         const int chunks = tile / G::kItem;
         const int tapChunks = taps.nh / 4;
         const int windowStart = halo - (R + taps.lead) * Cn;   // shared column of window element 0 for chunk 0
         for (int it = threadIdx.x; it < chunks * kRows; it += kThreads)
         {
-            const int v = it % kRows, chunk = it / kRows;
-            const int y = y0 + v;
-            const int e0 = tileE0 + chunk * G::kItem;
-            if (y >= p.height || e0 >= elements)
+            const StripItem item(it, kRows, y0, tileE0, G::kItem);
+            if (!item.inside(p.height, elements))
                 continue;
-            const W* base = vert + v * G::kStride + windowStart + chunk * G::kItem;
+            const W* base = vert + item.v * G::kStride + windowStart + item.chunk * G::kItem;
             W ring[G::kRing];
 #pragma unroll
             for (int m = 0; m < G::kRing; m += G::kVec)
                 loadVec(base + m, ring + m);
             W acc[G::kItem];
-            const W init = DepthPolicy<Depth>::workInit(p.floatOutput);
-#pragma unroll
-            for (int i = 0; i < G::kItem; i++)
-                acc[i] = init;
+            initItem<Depth>(acc, p.floatOutput);
             for (int c0 = 0; c0 < tapChunks; c0 += G::kUnroll)
             {
 #pragma unroll
@@ -218,7 +213,7 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
                             acc[i] += t[k] * ring[(4 * u * Cn + i + k * Cn) % G::kRing];
                 }
             }
-            storeItem<Depth, G::kItem, W>(p, y, e0, acc);
+            storeItem<Depth, G::kItem, W>(p, item.y, item.e0, acc);
         }
         __syncthreads();
     }

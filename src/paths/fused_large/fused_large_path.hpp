@@ -18,6 +18,10 @@ namespace cv { namespace cuda { namespace gaussian {
 struct FusedLargeTile : tuning::FusedLargeTileSize
 {
     CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return tile::roundUp((r + 4) * cn, 8); }
+    static constexpr const char* kBelow = "radius below 9";
+    static constexpr const char* kAbove = "radius above 128";
+    static constexpr const char* kNoRoom = "large-radius tile has no room after the halo (4 channels, radius above 122)";
+    static constexpr const char* kTooLarge = "large-radius tile exceeds the device's shared memory";
 };
 static_assert(FusedLargeTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 
@@ -49,32 +53,13 @@ struct FusedLargePath
     typedef FusedLargeTile Tile;
     typedef FusedLargeTaps Taps;
 
-    /** Radius 9..128, 8U vertical taps that fit a byte, a tile of at least one item, within the
-     * device's shared memory. */
-    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&)
-    {
-        if (const char* limit = singleKernelLimit(q))
-            return Verdict::decline(limit);
-        if (q.depth == CV_8U && !q.verticalTapsFitByte)
-            return Verdict::decline("8U vertical tap above 255 (DP4A multiplies bytes)");
-        const int R = q.radius();
-        if (R < Tile::kMinR)
-            return Verdict::decline("radius below 9");
-        if (R > Tile::kMaxR)
-            return Verdict::decline("radius above 128");
-        // The halo grows with R * channels while the block stays 1024 elements wide: for 4 channels
-        // the tile falls below one item after R = 122 (every depth: 1024 - 2 * roundUp((R + 4) * 4,
-        // 8) < 16). Validity only: near that limit a block computes 1024 vertical columns for a few
-        // outputs, and where the two-pass path gets faster has not been measured.
-        const int outputs = tile::tileOutputs<Tile>(R, q.channels);
-        if (outputs < tile::itemOutputs(q.depth))
-            return Verdict::decline("large-radius tile has no room after the halo (4 channels, radius above 122)");
-        // 65,792 bytes: above sm_75's 64 KiB opt-in limit, within sm_80/86/89/90's.
-        const size_t bytes = tile::sharedBytes<Tile>(q.depth);
-        if (bytes > q.sharedMemOptIn)
-            return Verdict::decline("large-radius tile exceeds the device's shared memory");
-        return Verdict::accept("radius 9..128", outputs, bytes);
-    }
+    /** Radius 9..128 (acceptCudaCoreTile). The halo grows with R * channels while the block stays
+     * 1024 elements wide: for 4 channels the tile falls below one item after R = 122 (every depth:
+     * 1024 - 2 * roundUp((R + 4) * 4, 8) < 16). That limit is validity only: near it a block
+     * computes 1024 vertical columns for a few outputs, and where the two-pass path gets faster has
+     * not been measured. The tile's 65,792 bytes of shared memory exceed sm_75's 64 KiB opt-in
+     * limit and fit sm_80/86/89/90's. */
+    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&) { return acceptCudaCoreTile<Tile>(q, "radius 9..128"); }
 
     /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
     static Taps prepare(const FilterTaps& f);

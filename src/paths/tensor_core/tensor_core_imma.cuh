@@ -10,8 +10,8 @@
 // pass 32 columns of 8 rows of the vertical sums. Vertical sums are below 2^16, so the horizontal
 // pass splits them into a high and a low byte plane: out = 256 (A * hi) + (A * lo).
 //
-// perf/imma_probe.cu checks the fragment layout and the exactness on its own; perf/NOTES.md
-// sections 13, 14 and 16 have the counts and the measurements.
+// perf/NOTES.md section 6.1 has how the fragment layout and the exactness were established, and
+// the counts and measurements.
 #ifndef CUDAIMAGE_PATHS_TENSOR_CORE_IMMA_CUH
 #define CUDAIMAGE_PATHS_TENSOR_CORE_IMMA_CUH
 

@@ -21,7 +21,7 @@
 //
 // IMMAs per output at radius R: vertical vChunks / 128, horizontal 2 hChunks / 128 (TensorCoreTile):
 // sigma 30 (R 90), one channel, (7 + 14) / 128 = 0.16, against ~45 DP4A and ~190 FP32 instructions in
-// the CUDA-core kernels (perf/NOTES.md sections 16, 17).
+// the CUDA-core kernels (perf/NOTES.md section 6).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>

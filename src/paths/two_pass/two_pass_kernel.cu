@@ -124,28 +124,20 @@ template <class T>
 __device__ __forceinline__ void storeResult4(const TwoPassPlan& p, int y, int e0, int elements, const typename T::ColAcc (&acc)[4])
 {
     unsigned char* row = p.dst + static_cast<size_t>(y) * p.dstStep;
+    // Four converted outputs: one vector store where aligned and whole, else element by element.
+    auto store = [&](auto* out, auto convert) {
+        if (p.dstAligned4 && e0 + 4 <= elements)
+            storeVec4(out, convert(acc[0]), convert(acc[1]), convert(acc[2]), convert(acc[3]));
+        else
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                if (e0 + i < elements)
+                    out[i] = convert(acc[i]);
+    };
     if (p.floatOutput)
-    {
-        float* out = reinterpret_cast<float*>(row) + e0;
-        if (p.dstAligned4 && e0 + 4 <= elements)
-            storeVec4(out, T::toFloat(acc[0]), T::toFloat(acc[1]), T::toFloat(acc[2]), T::toFloat(acc[3]));
-        else
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                if (e0 + i < elements)
-                    out[i] = T::toFloat(acc[i]);
-    }
+        store(reinterpret_cast<float*>(row) + e0, [](const typename T::ColAcc& a) { return T::toFloat(a); });
     else
-    {
-        typename T::Src* out = reinterpret_cast<typename T::Src*>(row) + e0;
-        if (p.dstAligned4 && e0 + 4 <= elements)
-            storeVec4(out, T::round(acc[0]), T::round(acc[1]), T::round(acc[2]), T::round(acc[3]));
-        else
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                if (e0 + i < elements)
-                    out[i] = T::round(acc[i]);
-    }
+        store(reinterpret_cast<typename T::Src*>(row) + e0, [](const typename T::ColAcc& a) { return T::round(a); });
 }
 
 // Pass 2: vertical taps over scratch rows y .. y+2ry, tap by tap from the top. A thread owns 4
