@@ -23,4 +23,12 @@ fi
 export NINJA_STATUS="[%f/%t %es] "
 flock "$BUILD_LOCK" \
     cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_cudaimage_blur opencv_python3
+
+# Typing stubs for cv2 (cv2/**/*.pyi, py.typed) in the loader package, which the wheel and the GPU
+# bundle copy: OpenCV's generator, run again on the headers the build listed, with the predefined
+# types of modules not built left out (OpenCV's own run fails on them; see the script).
+step "typing stubs: OpenCV's generator (scripts/build/cv2_typing_stubs.py)"
+flock "$BUILD_LOCK" "$VENV/bin/python" "$CUDAIMAGE_REPO/scripts/build/cv2_typing_stubs.py" \
+    --opencv-src "$OPENCV_SRC" --bindings-dir "$OPENCV_BUILD/modules/python_bindings_generator" \
+    --loader "$OPENCV_BUILD/python_loader/cv2" --python-submodule cudaimage
 echo "module build ready: $OPENCV_BUILD/bin/opencv_test_cudaimage"
