@@ -35,11 +35,24 @@ CUDA_NPP_ROOT="$CUDAIMAGE_CACHE/cuda-npp-$NPP_WHEEL_VERSION"
 #          where device code is built to be checked, never run; a GPU would JIT it and run it
 #          slowly. scripts/test.sh picks it on such a machine (see there); its tree has its own key.
 #          The standalone build always compiles our kernels as sass, so ptxas checks them there.
+#   wheel  the release wheel's (scripts/wheel/build-wheel.sh): every CUDA 13 GPU, compute capability
+#          7.5 to 12.x and later. OpenCV's own CUDA code (core's GpuMat kernels, cudaarithm,
+#          cudafilters: large, and cudaimage calls little of it) as optimised PTX for
+#          WHEEL_OPENCV_ARCH_PTX only, which the driver compiles for the GPU at first use and keeps in
+#          its cache; our module as machine code for each of WHEEL_CUDAIMAGE_ARCH_BIN plus PTX of
+#          WHEEL_CUDAIMAGE_ARCH_PTX for GPUs after those (modules/cudaimage/CMakeLists.txt:
+#          CUDAIMAGE_CUDA_ARCH_BIN/PTX). Machine code of every architecture for OpenCV's modules too
+#          would cost about 6 h of a 2-core machine (cicc runs once per architecture) and 45 MB more
+#          download. CUDA_ARCH_BIN does not apply. Not built by CI (scripts/test.sh): about 50 min.
 CUDAIMAGE_DEVICE_CODE=${CUDAIMAGE_DEVICE_CODE:-sass}
+WHEEL_OPENCV_ARCH_PTX=7.5
+WHEEL_CUDAIMAGE_ARCH_BIN="7.5;8.0;8.6;8.9;9.0;10.0;12.0"   # T4 ... H200, B200, RTX 50 (sm_103: sm_100's code)
+WHEEL_CUDAIMAGE_ARCH_PTX=12.0
 case $CUDAIMAGE_DEVICE_CODE in
-    sass)  device_label=sm ;;
-    check) device_label=check ;;
-    *) printf 'error: CUDAIMAGE_DEVICE_CODE=%s; supported: sass, check\n' "$CUDAIMAGE_DEVICE_CODE" >&2; exit 1 ;;
+    sass)  device_label=sm${CUDA_ARCH_BIN//[.;]/} ;;
+    check) device_label=check${CUDA_ARCH_BIN//[.;]/} ;;
+    wheel) device_label=wheel ;;
+    *) printf 'error: CUDAIMAGE_DEVICE_CODE=%s; supported: sass, check, wheel\n' "$CUDAIMAGE_DEVICE_CODE" >&2; exit 1 ;;
 esac
 
 # The OpenCV tree's key: what determines its output (version, configuration, compiler, NPP).
@@ -47,9 +60,12 @@ esac
 opencv_key() {
     { echo "$OPENCV_SDIST_SHA256 $NPP_WHEEL_VERSION"
       grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$CUDAIMAGE_REPO/scripts/build/opencv-configure.cmake"
-      "$CUDA_HOME/bin/nvcc" --version 2>/dev/null | tail -1; } | sha256sum | cut -c1-10
+      "$CUDA_HOME/bin/nvcc" --version 2>/dev/null | tail -1
+      # the wheel flavour's settings (passed by scripts/build/build-opencv.sh); no line for the others
+      [[ $CUDAIMAGE_DEVICE_CODE != wheel ]] || echo "wheel $WHEEL_OPENCV_ARCH_PTX $WHEEL_CUDAIMAGE_ARCH_BIN $WHEEL_CUDAIMAGE_ARCH_PTX"
+    } | sha256sum | cut -c1-10
 }
-OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-$device_label${CUDA_ARCH_BIN//[.;]/}-$(opencv_key)"
+OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-$device_label-$(opencv_key)"
 # realpath: a tree is tied to the absolute paths it was configured with (a link may point to it)
 OPENCV_ROOT=$(realpath -m "$CUDAIMAGE_CACHE/opencv-$OPENCV_KEY")
 OPENCV_SRC="$OPENCV_ROOT/src/opencv"

@@ -8,6 +8,7 @@
 # Idempotent and cached (see scripts/common.sh); a second run takes seconds.
 #
 #   scripts/build/build-opencv.sh            # CUDA_ARCH_BIN=9.0 by default; override in the environment
+#   CUDAIMAGE_DEVICE_CODE=wheel scripts/build/build-opencv.sh   # the release wheel's tree (scripts/common.sh)
 #
 # Steps: system packages -> Python venv (NumPy 2 headers) -> NPP (verified wheel, linked toolkit
 #        root) -> source (verified sdist) -> configure -> build and install.
@@ -94,16 +95,24 @@ opencv_tests=()
 test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST="cudaimage;cudaarithm;cudafilters")
 if [[ $OPENCV_LINE != 5.1 ]]; then test_list=(-DOPENCV_BUILD_TEST_MODULES_LIST=cudaimage); fi
 
-# Device code (scripts/common.sh): machine code for CUDA_ARCH_BIN, or for a machine without a GPU
-# PTX for the same architectures without device optimisation (CUDA_NVCC_FLAGS_RELEASE adds to the
-# flags of scripts/build/opencv-configure.cmake; -Xcicc -O0 is the device optimiser's level).
-if [[ $CUDAIMAGE_DEVICE_CODE == sass ]]; then
-    device_code=(-DCUDA_ARCH_BIN="$CUDA_ARCH_BIN")
-else
-    device_code=(-DCUDA_ARCH_BIN= -DCUDA_ARCH_PTX="$CUDA_ARCH_BIN" "-DCUDA_NVCC_FLAGS_RELEASE=-Xcicc;-O0")
-fi
+# Device code (scripts/common.sh): machine code for CUDA_ARCH_BIN (sass); for a machine without a
+# GPU, PTX for the same architectures without device optimisation (check: CUDA_NVCC_FLAGS_RELEASE
+# adds to the flags of scripts/build/opencv-configure.cmake; -Xcicc -O0 is the device optimiser's
+# level); or the release wheel's (wheel): OpenCV's CUDA modules as optimised PTX of one
+# architecture, ours as machine code for each GPU architecture (CUDAIMAGE_CUDA_ARCH_BIN/PTX,
+# modules/cudaimage/CMakeLists.txt). Given here, not in opencv-configure.cmake, whose lines are
+# part of every tree's key.
+case $CUDAIMAGE_DEVICE_CODE in
+    sass)  device_code=(-DCUDA_ARCH_BIN="$CUDA_ARCH_BIN")
+           device_text="CUDA_ARCH_BIN=$CUDA_ARCH_BIN" ;;
+    check) device_code=(-DCUDA_ARCH_BIN= -DCUDA_ARCH_PTX="$CUDA_ARCH_BIN" "-DCUDA_NVCC_FLAGS_RELEASE=-Xcicc;-O0")
+           device_text="PTX $CUDA_ARCH_BIN, cicc -O0" ;;
+    wheel) device_code=(-DCUDA_ARCH_BIN= -DCUDA_ARCH_PTX="$WHEEL_OPENCV_ARCH_PTX"
+                        -DCUDAIMAGE_CUDA_ARCH_BIN="$WHEEL_CUDAIMAGE_ARCH_BIN" -DCUDAIMAGE_CUDA_ARCH_PTX="$WHEEL_CUDAIMAGE_ARCH_PTX")
+           device_text="OpenCV: PTX $WHEEL_OPENCV_ARCH_PTX; cudaimage: $WHEEL_CUDAIMAGE_ARCH_BIN and PTX $WHEEL_CUDAIMAGE_ARCH_PTX" ;;
+esac
 
-step "5/6 configure (device code: $CUDAIMAGE_DEVICE_CODE, CUDA_ARCH_BIN=$CUDA_ARCH_BIN)"
+step "5/6 configure (device code: $CUDAIMAGE_DEVICE_CODE, $device_text)"
 cmake -G Ninja -S "$OPENCV_SRC" -B "$OPENCV_BUILD" -C "$CUDAIMAGE_REPO/scripts/build/opencv-configure.cmake" \
     -DCMAKE_INSTALL_PREFIX="$OPENCV_INSTALL" -DCMAKE_INSTALL_RPATH_USE_LINK_PATH=ON \
     -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_NPP_ROOT" -DCMAKE_CUDA_COMPILER="$CUDA_NPP_ROOT/bin/nvcc" \

@@ -4,8 +4,8 @@
 # imgproc, imgcodecs and what the bindings link, cudaarithm, cudafilters and cudaimage, with
 # cv2.cudaimage, our misc/python/package/cudaimage), its libraries in opencv_cudaimage.libs/ and the
 # system libraries they need beyond glibc and libstdc++ (libjpeg, libpng, zlib), stripped, renamed
-# with a hash and found through $ORIGIN run paths, as auditwheel does. The GPU code is the build's
-# CUDA_ARCH_BIN (default 9.0; scripts/common.sh), checked here. NPP is not inside: it comes from
+# with a hash and found through $ORIGIN run paths, as auditwheel does. The GPU code is the OpenCV
+# tree's (CUDAIMAGE_DEVICE_CODE, scripts/common.sh), checked here library by library. NPP is not inside: it comes from
 # NVIDIA's `nvidia-npp` wheel (a dependency, site-packages/nvidia/cu13/lib, also in the run paths)
 # or, installed with --no-deps, from the machine (ld.so.cache, LD_LIBRARY_PATH). The CUDA runtime
 # is linked statically (CUDA_USE_STATIC_CUDA_RUNTIME), so no `nvidia-cuda-runtime` is needed; the
@@ -13,6 +13,21 @@
 #
 #   scripts/wheel/build-wheel.sh [--no-build]
 #     --no-build   package the module build as it is (default: scripts/build/build-module.sh first, cached)
+#
+# Which GPUs, by the tree it packages (CUDAIMAGE_DEVICE_CODE, scripts/common.sh):
+#   wheel  the release wheel: every CUDA 13 GPU, compute capability 7.5 to 12.x and later. cudaimage
+#          as machine code for sm_75, 80, 86, 89, 90, 100, 120 and PTX of compute_120; OpenCV's CUDA
+#          modules (core, cudaarithm, cudafilters) as PTX of compute_75, compiled by the driver at
+#          first use. Its OpenCV tree takes about 50 min on 2 cores once (cached), so CI does not
+#          build it. A release, built and tested here, then on a GPU machine with the machine code
+#          and again with only the PTX it carries (the driver ignores the machine code and compiles
+#          the PTX):
+#            CUDAIMAGE_DEVICE_CODE=wheel scripts/wheel/test-wheel.sh
+#            bash scripts/gpu/bundle/wheel-check.sh dist/opencv_cudaimage-*.whl                      # GPU
+#            CUDA_FORCE_PTX_JIT=1 OUT=results-wheel-ptx bash scripts/gpu/bundle/wheel-check.sh dist/opencv_cudaimage-*.whl
+#   sass   (default) machine code for CUDA_ARCH_BIN only (9.0: H100/H200): the GPU bundle's wheel.
+#   check  PTX without device optimisation: CI's wheel on a machine without a GPU, for its tests
+#          only (scripts/test.sh picks sass or check, never wheel).
 #
 # The tag. cp39-abi3: cv2 uses Python's limited API (abi3) and NumPy 2, which needs Python 3.9.
 # manylinux_2_36: the glibc of the build system (Debian 12), which bounds what the libraries can
@@ -76,6 +91,11 @@ if [[ $(realpath -m "$configured") != "$(realpath -m "$CUDAIMAGE_REPO/modules")"
 fi
 cmake_var() { sed -n "s/^$1:[A-Z]*=//p" "$OPENCV_BUILD/CMakeCache.txt"; }
 arch_bin=$(cmake_var CUDA_ARCH_BIN) arch_ptx=$(cmake_var CUDA_ARCH_PTX)
+# Our module's own architectures where the tree sets them (the wheel flavour), else the tree's.
+module_bin=$(cmake_var CUDAIMAGE_CUDA_ARCH_BIN) module_ptx=$(cmake_var CUDAIMAGE_CUDA_ARCH_PTX)
+if [[ -z $module_bin$module_ptx ]]; then module_bin=$arch_bin module_ptx=$arch_ptx; fi
+# "7.5;8.0" -> "sm75.sm80" (with PREFIX sm)
+arch_label() { tr ';,' '\n\n' <<<"$2" | sed -n "s/^ *\([0-9]*\)\.\([0-9]\) *\$/$1\1\2/p" | paste -sd.; }
 [[ $(cmake_var CUDA_USE_STATIC_CUDA_RUNTIME) == ON ]] || echo "note: the CUDA runtime is not static in this build: nvidia-cuda-runtime becomes a dependency"
 
 # Version: ours (CMakeLists.txt project()), with OpenCV's version and the GPU architectures as a
@@ -84,14 +104,34 @@ our_version=$(sed -n 's/^project(cudaimage VERSION \([0-9.]*\).*/\1/p' "$CUDAIMA
 [[ -n $our_version ]] || die "no project(cudaimage VERSION ...) in CMakeLists.txt"
 # The compile-check tree (CUDAIMAGE_DEVICE_CODE=check, machines without a GPU) has PTX without
 # device optimisation: its wheel is for the tests here only, and says so in its version
-# (+opencv5.1.0.check90) and description.
-if [[ $CUDAIMAGE_DEVICE_CODE == check ]]; then
-    sm_label=$(tr ';,' '\n\n' <<<"$arch_ptx" | sed -n 's/^ *\([0-9]\)\.\([0-9]\) *$/check\1\2/p' | paste -sd.)
-    gpu_code="PTX for compute ${arch_ptx//;/, } without device optimisation: a compile-check build from a machine without a GPU, for its tests only; a GPU would compile it at load time and run it slowly. Build the release wheel on a machine with CUDAIMAGE_DEVICE_CODE=sass (the default)."
-else
-    sm_label=$(tr ';,' '\n\n' <<<"$arch_bin" | sed -n 's/^ *\([0-9]\)\.\([0-9]\) *$/sm\1\2/p' | paste -sd.)
-    gpu_code="${sm_label//./, } only (CUDA_ARCH_BIN=$arch_bin when built), no PTX."
-fi
+# (+opencv5.1.0.check90) and description. The release wheel's label lists our module's code
+# (+opencv5.1.0.sm75.sm80.sm86.sm89.sm90.sm100.sm120.ptx120); the GPUs it serves are in its
+# description.
+case $CUDAIMAGE_DEVICE_CODE in
+check)
+    sm_label=$(arch_label check "$arch_ptx")
+    gpus="compile check only"
+    gpu_code="PTX for compute ${arch_ptx//;/, } without device optimisation: a compile-check build from a machine without a GPU, for its tests only; a GPU would compile it at load time and run it slowly. The release wheel is built with CUDAIMAGE_DEVICE_CODE=wheel." ;;
+wheel)
+    [[ $arch_ptx == "$WHEEL_OPENCV_ARCH_PTX" && $(cmake_var CUDAIMAGE_CUDA_ARCH_BIN) == "$WHEEL_CUDAIMAGE_ARCH_BIN" \
+       && $module_ptx == "$WHEEL_CUDAIMAGE_ARCH_PTX" ]] \
+        || die "$OPENCV_BUILD is not configured as scripts/common.sh's wheel flavour (CUDA_ARCH_PTX=$arch_ptx, CUDAIMAGE_CUDA_ARCH_BIN=$module_bin, CUDAIMAGE_CUDA_ARCH_PTX=$module_ptx)"
+    sm_label=$(arch_label sm "$module_bin")${module_ptx:+.$(arch_label ptx "$module_ptx")}
+    oldest=$(tr ';' '\n' <<<"$module_bin" | sort -V | head -1) newest=$(tr ';' '\n' <<<"$module_bin" | sort -V | tail -1)
+    gpus="compute capability $oldest to ${newest%%.*}.x and later"
+    gpu_code="every NVIDIA GPU that CUDA 13 supports, of compute capability $oldest to ${newest%%.*}.x, and later
+ones: Turing (T4, RTX 20), Ampere (A100, A10, A30, RTX 30), Ada (L4, L40S, RTX 40), Hopper (H100,
+H200), Blackwell (B200, B300, RTX 50, RTX PRO 6000). cudaimage's kernels are machine code for
+$(arch_label sm_ "$module_bin" | sed 's/\./, /g') (sm_103, B300, runs sm_100's), plus PTX of
+$(arch_label compute_ "$module_ptx" | sed 's/\./, /g') that the driver compiles for GPUs after those. OpenCV's own CUDA code
+(the GpuMat kernels of core, cudaarithm, cudafilters) is PTX of $(arch_label compute_ "$arch_ptx" | sed 's/\./, /g'): the
+first call into one of its kernel files waits while the driver compiles that file for the GPU, once:
+the driver keeps the result in its cache (~/.nv/ComputeCache; CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE)." ;;
+*)
+    sm_label=$(arch_label sm "$arch_bin")
+    gpus="${sm_label//./, }"
+    gpu_code="${sm_label//./, } only (CUDA_ARCH_BIN=$arch_bin when built), no PTX: GPUs of other architectures fail at the first CUDA call with \"no kernel image is available\". The release wheel, for every CUDA 13 GPU, is built with CUDAIMAGE_DEVICE_CODE=wheel." ;;
+esac
 [[ -n $sm_label ]] || die "cannot read the architectures of CUDA_ARCH_BIN=$arch_bin / CUDA_ARCH_PTX=$arch_ptx"
 version="$our_version+opencv$OPENCV_UPSTREAM_VERSION.$sm_label"
 
@@ -182,10 +222,12 @@ newest() { for e in "${elfs[@]}"; do objdump -T "$e" | { grep -oE "$1_[0-9.]+" |
 glibc=$(newest GLIBC) glibcxx=$(newest GLIBCXX)
 echo "  symbol versions needed at most: $glibc, $glibcxx (tag: $PLATFORM)"
 [[ $(printf '%s\n' "$glibc" GLIBC_2.36 | sort -V | tail -1) == GLIBC_2.36 ]] || die "$glibc is newer than the tag's glibc 2.36"
-echo "  GPU code (CUDA_ARCH_BIN=$arch_bin, CUDA_ARCH_PTX=${arch_ptx:-none}):"
+echo "  GPU code: OpenCV's libraries CUDA_ARCH_BIN=${arch_bin:-none}, CUDA_ARCH_PTX=${arch_ptx:-none};" \
+     "libopencv_cudaimage ${module_bin:-none}, PTX ${module_ptx:-none}:"
 "$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/wheel/cuda_fatbin.py" --expect-sass "${arch_bin//;/,}" --expect-ptx "${arch_ptx//;/,}" \
+    --expect-lib libopencv_cudaimage "${module_bin//;/,}" "${module_ptx//;/,}" \
     "${elfs[@]}" | tee "$stage_root/gpu-code.txt" \
-    || die "the libraries' GPU code is not CUDA_ARCH_BIN=$arch_bin / CUDA_ARCH_PTX=$arch_ptx"
+    || die "the libraries' GPU code is not what the tree was configured with (above)"
 
 step "5/6 metadata"
 mapfile -t nvidia_requires < <(printf '%s\n' "${!requires[@]}" | sort)
@@ -199,7 +241,7 @@ Metadata-Version: 2.1
 Name: $DIST_NAME
 Version: $version
 Summary: OpenCV $OPENCV_UPSTREAM_VERSION with CUDA and cudaimage (cv2.cuda.createGaussianBlur, SyncedMat). Provides the cv2 module: do not install beside opencv-python or opencv-contrib-python.
-Platform: Linux x86-64, NVIDIA GPU (${sm_label//./, }), CUDA 13 driver
+Platform: Linux x86-64, NVIDIA GPU ($gpus), CUDA 13 driver (580 or later)
 Classifier: Programming Language :: Python :: 3
 Classifier: Programming Language :: Python :: 3 :: Only
 Classifier: Programming Language :: C++
@@ -247,8 +289,10 @@ wheel=$("$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/wheel/make_wheel.py" --root "$
     --out-dir "$dist" "${license_args[@]}")
 size=$(stat -c %s "$wheel")
 installed=$(du -sb "$stage" | cut -f1)
+# The machine code of one architecture, averaged (libopencv_cudaimage's alone in the wheel flavour).
 per_arch=$(awk '$1 == "total" && $2 ~ /^sm_/ {s += $3; n++} END {if (n) printf "%.1f", s / n}' "$stage_root/gpu-code.txt")
-awk -v f="$wheel" -v s="$size" -v i="$installed" -v a="$per_arch" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
+arch_var=CUDA_ARCH_BIN; [[ $CUDAIMAGE_DEVICE_CODE == wheel ]] && arch_var="WHEEL_CUDAIMAGE_ARCH_BIN (scripts/common.sh)"
+awk -v f="$wheel" -v s="$size" -v i="$installed" -v a="$per_arch" -v v="$arch_var" -v t=$(( $(date +%s) - t0 )) 'BEGIN {
     printf "wheel: %s\n  %.1f MB (%.1f MiB) to download, %.1f MB installed; built in %d s\n", f, s / 1e6, s / 1048576, i / 1e6, t
-    if (a != "") printf "  each more architecture in CUDA_ARCH_BIN adds about %s MB (estimate: the GPU code of one now)\n", a }'
+    if (a != "") printf "  each more architecture in %s adds about %s MB (estimate: the GPU code of one now)\n", v, a }'
 echo "install: pip install $wheel   (in an environment without opencv-python; README \"Install\")"

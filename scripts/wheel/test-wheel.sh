@@ -7,6 +7,8 @@
 # tree). GPU tests skip without a device.
 #
 #   scripts/wheel/test-wheel.sh [--no-build]     (--no-build: passed to build-wheel.sh)
+#   CUDAIMAGE_DEVICE_CODE=wheel scripts/wheel/test-wheel.sh   # the release wheel (every CUDA 13 GPU;
+#                                  its own OpenCV tree, not built by CI: scripts/wheel/build-wheel.sh)
 #
 # Where the dependencies come from: nvidia-npp (134 MB) from the wheel scripts/build/build-opencv.sh
 # downloaded and verified ($CUDAIMAGE_CACHE/download, --no-index: nothing downloaded again);
