@@ -533,10 +533,9 @@ def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE,
     @return dask.array.Array of arr's shape, dtype, chunks and chunk type.
 
     Every argument is checked here, before any task runs: TypeError naming the parameter for a
-    wrong type; ValueError for a wrong value, naming it (the kernel, channel and border values with
-    the message of cv2.cuda.createGaussianBlur, which checks them: ksize.width / ksize.height,
-    sigmaX / sigmaY, srcType for the channels, rowBorderMode for borderType); RuntimeError for
-    device="gpu" without a GPU.
+    wrong type; ValueError for a wrong value, naming it (the kernel and border values with the
+    message of cv2.cuda.createGaussianBlur, which checks them: ksize.width / ksize.height,
+    sigmaX / sigmaY, rowBorderMode for borderType); RuntimeError for device="gpu" without a GPU.
     """
     if not isinstance(arr, da.Array):
         raise TypeError("gaussian_blur: arr must be a dask.array.Array, got %s (wrap an in-memory image "
@@ -552,6 +551,9 @@ def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE,
     channels = 1
     if arr.ndim == 3:
         channels = arr.shape[2]
+        if not 1 <= channels <= 4:   # here, not by OpenCV: a type code keeps the channel count modulo 512
+            raise ValueError("gaussian_blur: arr has %d channels (shape %r); 1 to 4 are supported"
+                             % (channels, arr.shape))
         if len(arr.chunks[2]) != 1:
             raise ValueError("gaussian_blur: arr's channel axis (axis 2) is cut into chunks %r; it must be "
                              "one chunk (arr.rechunk({2: -1}))" % (arr.chunks[2],))
@@ -562,7 +564,7 @@ def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE,
     sigma_x, sigma_y = _check_sigma("sigmaX", sigmaX), _check_sigma("sigmaY", sigmaY)
     border = _check_int("borderType", borderType)
     cv_type = _cv_type(arr.dtype, channels)
-    _check_values(cv_type, ksize, sigma_x, sigma_y, border)   # every value: channels, ksize, sigmas, border
+    _check_values(cv_type, ksize, sigma_x, sigma_y, border)   # ksize, sigmas, border
     kx, ky = _kernel_size(arr.dtype, ksize, sigma_x, sigma_y)
     border &= ~cv2.BORDER_ISOLATED
     if not isinstance(device, str) or device not in _DEVICES:
