@@ -23,13 +23,18 @@ Both paths use the same arguments: kernel size from sigma by OpenCV's rule (13x1
 8-bit images) and BORDER_REPLICATE, cudaimage's default, so their outputs are identical (8-bit
 results of the GPU filter are bit-exact with cv2.GaussianBlur; the demo checks it).
 """
+from __future__ import annotations
+
 import argparse
 import os
 import sys
 import time
+from typing import Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 import cv2
+
+T = TypeVar("T")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_INPUT = os.path.normpath(os.path.join(HERE, "..", "data", "blur_test.png"))
@@ -38,7 +43,7 @@ BORDER = cv2.BORDER_REPLICATE
 KSIZE = (0, 0)   # derived from sigma (cv2.cuda.gaussianKernelSize: 13 for sigma 2 on 8-bit images)
 
 
-def timed(fn, repeats):
+def timed(fn: Callable[[], T], repeats: int) -> tuple[T, float]:
     """Runs fn once to warm up (CUDA context, module load, filter set-up), then `repeats` times;
     returns the last result and the mean milliseconds per call."""
     result = fn()
@@ -48,7 +53,8 @@ def timed(fn, repeats):
     return result, (time.perf_counter() - start) * 1e3 / repeats
 
 
-def blur_gpu(img, sigma, repeats):
+def blur_gpu(img: cv2.typing.MatLike, sigma: float, repeats: int) \
+        -> tuple[cv2.typing.MatLike, dict[str, float], tuple[cv2.cuda.TransferStats, cv2.cuda.TransferStats]]:
     """The GPU path. Returns the blurred image, a dict of timings (ms) and the counters."""
     stream = cv2.cuda.Stream()
     src = cv2.cuda.SyncedMat(img)                       # host valid: a pinned copy of img
@@ -65,14 +71,14 @@ def blur_gpu(img, sigma, repeats):
     src_dev = src.readDevice(stream)                    # no copy: the device side is valid
     out_dev = cv2.cuda.GpuMat(src_dev.size(), src_dev.type())
 
-    def device_only():
+    def device_only() -> None:
         blur.apply(src_dev, out_dev, stream)
         stream.waitForCompletion()
 
     _, device_ms = timed(device_only, repeats)
 
     # New host data each time: upload + blur + download through the same SyncedMats (pinned memory).
-    def with_transfers():
+    def with_transfers() -> cv2.typing.MatLike:
         src.writeHost()[...] = img                      # discard-write: nothing downloaded
         cv2.cuda.applyFilter(blur, src, dst, stream)
         return dst.readHost()
@@ -88,11 +94,11 @@ def blur_gpu(img, sigma, repeats):
     return blurred, {"device": device_ms, "transfers": transfer_ms, "first": first_ms}, stats
 
 
-def blur_cpu(img, sigma, repeats):
+def blur_cpu(img: cv2.typing.MatLike, sigma: float, repeats: int) -> tuple[cv2.typing.MatLike, float]:
     return timed(lambda: cv2.GaussianBlur(img, KSIZE, sigma, sigmaY=sigma, borderType=BORDER), repeats)
 
 
-def labelled(img, text, band=28):
+def labelled(img: cv2.typing.MatLike, text: str, band: int = 28) -> cv2.typing.MatLike:
     """img with a dark band above it holding `text` (OpenCV drawing only)."""
     out = cv2.copyMakeBorder(img, band, 0, 0, 0, cv2.BORDER_CONSTANT, value=(32, 32, 32))
     scale = 0.55
@@ -104,7 +110,8 @@ def labelled(img, text, band=28):
     return out
 
 
-def save_figure(path, img, blurred, label, use_matplotlib):
+def save_figure(path: str, img: cv2.typing.MatLike, blurred: cv2.typing.MatLike, label: str,
+                use_matplotlib: bool) -> str:
     """The tutorial's side-by-side figure: matplotlib where installed (and allowed), otherwise
     OpenCV drawing (original | blurred, pixel for pixel, each under a label band). Returns which."""
     if use_matplotlib:
@@ -131,7 +138,7 @@ def save_figure(path, img, blurred, label, use_matplotlib):
     return "OpenCV drawing"
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--input", default=DEFAULT_INPUT, help="colour image (default: %(default)s)")
     ap.add_argument("--output-dir", default=DEFAULT_OUTPUT, help="where the PNGs go (default: %(default)s)")
@@ -162,7 +169,7 @@ def main(argv=None):
     sigma_text = "%g" % args.sigma
     mpix = img.shape[0] * img.shape[1] / 1e6
 
-    def rate(ms):
+    def rate(ms: float) -> float:
         return mpix / (ms / 1e3) if ms > 0 else float("inf")
 
     cpu_blurred, cpu_ms = blur_cpu(img, args.sigma, args.repeats)
@@ -186,11 +193,11 @@ def main(argv=None):
         print("identical to cv2.GaussianBlur: %s" % ("yes" if same else "NO, max difference %d" % int(
             np.abs(blurred.astype(np.int16) - cpu_blurred.astype(np.int16)).max())))
     else:
-        blurred, ms = cpu_blurred, cpu_ms
+        blurred = cpu_blurred
         label = "CPU cv2.GaussianBlur sigma=%s%s" % (sigma_text, " (no GPU)" if n < 1 else "")
         print("path: %s" % label)
         print("time: %.3f ms per blur (cv2.GaussianBlur on the CPU, %d threads; mean of %d after a warm-up), "
-              "%.1f Mpixel/s" % (ms, cv2.getNumThreads(), args.repeats, rate(ms)))
+              "%.1f Mpixel/s" % (cpu_ms, cv2.getNumThreads(), args.repeats, rate(cpu_ms)))
 
     os.makedirs(args.output_dir, exist_ok=True)
     blurred_path = os.path.join(args.output_dir, "blurred.png")

@@ -31,21 +31,34 @@ before leaves idle; the scheduler runs the earlier band's first). Prints the thr
 per second and the peak resident memory of this process (and the most data Dask held at once) or of
 each worker, and the peak device memory in use on its GPU.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import resource
 import sys
 import time
+from typing import TYPE_CHECKING, Any, Callable, Generator, Optional, Sequence, TextIO, cast
 
 import numpy as np
+import numpy.typing as npt
 import cv2
+
+if TYPE_CHECKING:                    # Dask and Zarr are imported where used (this file loads without them)
+    import dask.array as da
+    import distributed
+    import zarr
+    from dask.typing import Key
+
+    Blur = Callable[[da.Array], da.Array]
+    Band = tuple[da.Array, Optional[da.Array]]
 
 BORDERS = {"replicate": cv2.BORDER_REPLICATE, "reflect101": cv2.BORDER_REFLECT_101,
            "reflect": cv2.BORDER_REFLECT, "constant": cv2.BORDER_CONSTANT, "wrap": cv2.BORDER_WRAP}
 DTYPES = ("uint8", "uint16", "int16", "float32", "float64")
 
 
-def size_arg(text):
+def size_arg(text: str) -> tuple[int, int]:
     try:
         h, w = (int(v) for v in text.lower().split("x"))
     except ValueError:
@@ -55,7 +68,7 @@ def size_arg(text):
     return h, w
 
 
-def ksize_arg(text):
+def ksize_arg(text: str) -> tuple[int, int]:
     try:
         parts = [int(v) for v in text.lower().split("x")]
     except ValueError:
@@ -67,15 +80,18 @@ def ksize_arg(text):
     raise argparse.ArgumentTypeError("expected K or WxH, got %r" % text)
 
 
-def _mix(v):
+def _mix(v: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """splitmix64's finaliser: uint64 -> well-mixed uint64 (wrapping arithmetic)."""
     v = (v ^ (v >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     v = (v ^ (v >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return v ^ (v >> np.uint64(31))
+    mixed: npt.NDArray[Any] = v ^ (v >> np.uint64(31))
+    return mixed
 
 
-def pattern_block(dtype, full_shape, block_info=None):
+def pattern_block(dtype: npt.DTypeLike, full_shape: tuple[int, ...],
+                  block_info: Optional[dict[Any, Any]] = None) -> npt.NDArray[Any]:
     """The test image's pixels in this block, from their global coordinates only."""
+    assert block_info is not None                           # Dask passes it (the parameter is named so)
     (y0, y1), (x0, x1) = block_info[None]["array-location"][:2]
     h, w = full_shape[:2]
     yy = np.arange(y0, y1, dtype=np.float64)[:, None]
@@ -101,7 +117,8 @@ def pattern_block(dtype, full_shape, block_info=None):
     return np.rint(info.min + v * (float(info.max) - info.min)).astype(dt)
 
 
-def make_test_image(path, hw, chunks, dtype, channels, overwrite):
+def make_test_image(path: str, hw: tuple[int, int], chunks: int, dtype: str, channels: int,
+                    overwrite: bool) -> None:
     import dask.array as da
     shape = hw + ((channels,) if channels > 1 else ())
     chunk_shape = (chunks, chunks) + ((channels,) if channels > 1 else ())
@@ -114,19 +131,19 @@ def make_test_image(path, hw, chunks, dtype, channels, overwrite):
           % (path, shape[0], shape[1], channels, dtype, chunk_shape[0], chunk_shape[1], dt))
 
 
-def peak_rss_mib():
+def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0      # Linux: KiB
 
 
-def device_mib_text(baseline, peak):
-    if peak is None:
+def device_mib_text(baseline: Optional[float], peak: Optional[float]) -> str:
+    if peak is None or baseline is None:
         return "no GPU"
     return "peak %.0f MiB in use on its GPU (%.0f MiB before the blur)" % (peak, baseline)
 
 
 # --- bands ---------------------------------------------------------------------------------------
 
-def band_bounds(row_chunks, band_rows, radius):
+def band_bounds(row_chunks: Sequence[int], band_rows: int, radius: int) -> list[tuple[int, int]]:
     """Output rows [(r0, r1), ...] of the bands: band_rows rows of chunks each, more where that is
     fewer than `radius` image rows (a band at least as tall as its halo); a last band shorter than
     the radius joins the one before."""
@@ -143,21 +160,21 @@ def band_bounds(row_chunks, band_rows, radius):
     return bands
 
 
-def _read(z, ranges, cols):
+def _read(z: zarr.Array[Any], ranges: Sequence[tuple[int, int]], cols: tuple[int, int]) -> npt.NDArray[Any]:
     """Rows `ranges` ((start, stop), ...) and columns cols (start, stop) of the Zarr array z."""
-    parts = [z[r0:r1, cols[0]:cols[1]] for r0, r1 in ranges]
+    parts = [np.asarray(z[r0:r1, cols[0]:cols[1]]) for r0, r1 in ranges]
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
 
 
-def _cut(block, start, stop):
+def _cut(block: npt.NDArray[Any], start: int, stop: int) -> npt.NDArray[Any]:
     return block[start:stop].copy()                         # a copy: the block is freed without it
 
 
-def _after(block, *done):
+def _after(block: npt.NDArray[Any], *done: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return block
 
 
-def _wrapped(a, b, h):
+def _wrapped(a: int, b: int, h: int) -> tuple[tuple[int, int], ...]:
     """Rows a..b as ranges of rows of an image of height h, rows beyond an edge from the other end."""
     out = []
     while a < b:
@@ -168,7 +185,8 @@ def _wrapped(a, b, h):
     return tuple(out)
 
 
-def band_input(z, chunks, r0, r1, radius, wrap, above=None, last=False):
+def band_input(z: zarr.Array[Any], chunks: tuple[tuple[int, ...], ...], r0: int, r1: int, radius: int, wrap: bool,
+               above: Optional[da.Array] = None, last: bool = False) -> tuple[da.Array, int, Optional[da.Array]]:
     """The band's input, lazily: rows r0 - radius .. r1 + radius of the Zarr array z (chunks: its
     chunks, as Dask's), clipped at the real top and bottom, where the blur applies the border
     (from the other end with BORDER_WRAP); where row r0 is in it; and (None for the `last` band,
@@ -197,7 +215,9 @@ def band_input(z, chunks, r0, r1, radius, wrap, above=None, last=False):
     cut_from = r1 - radius if radius and not last else r1
     meta = np.empty((0,) * len(z.shape), z.dtype)
 
-    reads, tails, tail_rows = {}, {}, []
+    reads: dict[Key, Any] = {}
+    tails: dict[Key, Any] = {}
+    tail_rows: list[int] = []
     for k, (e0, e1) in enumerate(m for m in main if m[1] > cut_from):
         tail_rows.append(min(e1, r1) - max(e0, cut_from))
         for j, c in enumerate(cols):
@@ -209,10 +229,13 @@ def band_input(z, chunks, r0, r1, radius, wrap, above=None, last=False):
         gated = [m for m in main if m[1] > cut_from]
         read_arr = da.Array(HighLevelGraph.from_collections(read_name, reads, []), read_name,
                             (tuple(e1 - e0 for e0, e1 in gated), tuple(chunks[1])) + rest, meta=meta)
-        tail = da.Array(HighLevelGraph.from_collections(tail_name, tails, [read_arr]), tail_name,
+        read_deps: list[Any] = [read_arr]
+        tail = da.Array(HighLevelGraph.from_collections(tail_name, tails, read_deps), tail_name,
                         (tuple(tail_rows), tuple(chunks[1])) + rest, meta=meta)
 
-    dsk, row_chunks, i = {}, [], 0
+    dsk: dict[Key, Any] = {}
+    row_chunks: list[int] = []
+    i = 0
     if above is not None:
         for k, n in enumerate(above.chunks[0]):
             for j in range(len(cols)):
@@ -239,13 +262,14 @@ def band_input(z, chunks, r0, r1, radius, wrap, above=None, last=False):
         for j, c in enumerate(cols):
             dsk[(name, i, j) + extra] = (_read, z, _wrapped(r1, b, h), c)
         row_chunks.append(b - r1)
-    deps = [c for c in (above, tail) if c is not None] + ([read_arr] if tails else [])
+    deps: list[Any] = [c for c in (above, tail) if c is not None] + ([read_arr] if tails else [])
     xb = da.Array(HighLevelGraph.from_collections(name, dsk, deps), name,
                   (tuple(row_chunks), tuple(chunks[1])) + rest, meta=meta)
     return xb, r0 - a, tail
 
 
-def blurred_band(z, x, r0, r1, radius, wrap, blur, above=None, last=False):
+def blurred_band(z: zarr.Array[Any], x: da.Array, r0: int, r1: int, radius: int, wrap: bool, blur: Blur,
+                 above: Optional[da.Array] = None, last: bool = False) -> Band:
     """Output rows r0..r1, lazily, and (None for the `last` band) the band's last `radius` input
     rows: the halo above the next band, passed to it as `above` (see band_input). x: z as a
     Dask array (for the band that is the whole image).
@@ -261,7 +285,9 @@ def blurred_band(z, x, r0, r1, radius, wrap, blur, above=None, last=False):
     return blur(xb)[top:top + (r1 - r0)], tail
 
 
-def band_graphs(z, x, out, bands, radius, wrap, blur, first=None):
+def band_graphs(z: zarr.Array[Any], x: da.Array, out: zarr.Array[Any], bands: Sequence[tuple[int, int]], radius: int,
+                wrap: bool, blur: Blur, first: Optional[Band] = None) \
+        -> Generator[tuple[int, Any, Optional[da.Array]], Optional[da.Array], None]:
     """Per band, made when it is submitted (a generator): (its rows, its store into its rows of
     `out`, its last rows for the next band or None). The caller persists the store and those rows
     together (one graph: they share the reads) and sends the persisted rows back (`send`), which
@@ -278,11 +304,12 @@ def band_graphs(z, x, out, bands, radius, wrap, blur, first=None):
             (y, tail), first = first, None
         else:
             y, tail = blurred_band(z, x, r0, r1, radius, wrap, blur, above, last)
-        store = da.store(y, out, regions=(slice(r0, r1),) + rest, lock=False, compute=False)
+        store = da.store(y, cast(Any, out), regions=(slice(r0, r1),) + rest, lock=False, compute=False)
         above = yield r1 - r0, store, tail
 
 
-def _drive(jobs, submit):
+def _drive(jobs: Generator[tuple[int, Any, Optional[da.Array]], Optional[da.Array], None],
+           submit: Callable[[int, Any, Optional[da.Array]], Optional[da.Array]]) -> None:
     """Runs the band_graphs generator: submit(rows, store, tail) returns the persisted tail."""
     job = next(jobs, None)
     while job is not None:
@@ -293,29 +320,32 @@ def _drive(jobs, submit):
             job = None
 
 
-def run_bands_locally(jobs, bar, threads):
+def run_bands_locally(jobs: Generator[tuple[int, Any, Optional[da.Array]], Optional[da.Array], None],
+                      bar: BarOverBands, threads: Optional[int]) -> int:
     """Each band, one after the other, on `threads` of Dask's threads (None: one per CPU); the bar
     follows its tasks. Returns the most bytes of task results (chunks, halo strips, carried rows)
     Dask held at once: about one chunk per thread plus the halo strips and the carried rows."""
-    import dask
+    from dask.base import persist
     from dask.callbacks import Callback
 
     class Watch(Callback):
         """The band's share of tasks done, and the bytes of results Dask's scheduler holds."""
 
-        def __init__(self, peak):
-            self.state, self.held, self.peak = None, {}, peak
+        def __init__(self, peak: int) -> None:
+            self.state: Optional[dict[str, Any]] = None
+            self.held: dict[Key, int] = {}
+            self.peak = peak
 
-        def _start_state(self, dsk, state):
+        def _start_state(self, dsk: Any, state: dict[str, Any]) -> None:
             self.state = state
 
-        def _posttask(self, key, result, dsk, state, worker_id):
+        def _posttask(self, key: Key, result: Any, dsk: Any, state: dict[str, Any], worker_id: Any) -> None:
             self.held[key] = getattr(result, "nbytes", 0)
             for k in [k for k in self.held if k not in state["cache"]]:
                 del self.held[k]
             self.peak = max(self.peak, sum(self.held.values()))
 
-        def share(self):
+        def share(self) -> float:
             s = self.state
             if not s:
                 return 0.0
@@ -325,11 +355,11 @@ def run_bands_locally(jobs, bar, threads):
 
     peak = [0]
 
-    def submit(rows, store, tail):
+    def submit(rows: int, store: Any, tail: Optional[da.Array]) -> Optional[da.Array]:
         watch = Watch(peak[0])
         bar.band_rows, bar.band_share = rows, watch.share
         with watch:
-            _, tail = dask.persist(store, tail, scheduler="threads", num_workers=threads)
+            _, tail = persist(store, tail, scheduler="threads", num_workers=threads)
         peak[0] = watch.peak
         bar.band_rows, bar.band_share = 0, lambda: 0.0
         bar.band_done(rows)
@@ -338,22 +368,24 @@ def run_bands_locally(jobs, bar, threads):
     return peak[0]
 
 
-def run_bands_on_cluster(client, jobs, bar, in_flight):
+def run_bands_on_cluster(client: distributed.Client,
+                         jobs: Generator[tuple[int, Any, Optional[da.Array]], Optional[da.Array], None],
+                         bar: BarOverBands, in_flight: int) -> None:
     """Each band on the cluster, `in_flight` bands at a time in the order of the image (the
     scheduler runs the earlier band's tasks first, the later bands' fill idle threads; the rows
     carried to the next band stay on the workers); the bar moves as bands complete."""
     import collections
     import distributed
-    pending = collections.deque()
+    pending: collections.deque[tuple[int, list[Any]]] = collections.deque()
 
-    def finish_oldest():
+    def finish_oldest() -> None:
         rows, futures = pending.popleft()
         distributed.wait(futures)
         for f in futures:
             f.result()                                      # raises what a task raised
         bar.band_done(rows)
 
-    def submit(rows, store, tail):
+    def submit(rows: int, store: Any, tail: Optional[da.Array]) -> Optional[da.Array]:
         stored, tail = client.persist([store, tail]) if tail is not None else (client.persist(store), None)
         pending.append((rows, distributed.futures_of(stored)))
         while len(pending) >= in_flight:
@@ -368,14 +400,15 @@ class BarOverBands(object):
     """One text bar, as Dask's ProgressBar draws it, for all the bands: the share of the image's
     rows blurred and written, where `band_share()` (0..1) counts the current band's part."""
 
-    def __init__(self, total_rows, nbands, width=40, dt=0.5, out=None):
+    def __init__(self, total_rows: int, nbands: int, width: int = 40, dt: float = 0.5,
+                 out: Optional[TextIO] = None) -> None:
         self.total_rows, self.nbands, self.width, self.dt = total_rows, nbands, width, dt
         self.out = out or sys.stdout
         self.rows_done = self.bands_done = 0
         self.band_rows = 0
-        self.band_share = lambda: 0.0
+        self.band_share: Callable[[], float] = lambda: 0.0
 
-    def __enter__(self):
+    def __enter__(self) -> BarOverBands:
         import threading
         self.t0 = time.perf_counter()
         self.running = threading.Event()
@@ -383,22 +416,22 @@ class BarOverBands(object):
         self.timer.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.running.set()
         self.timer.join()
         self.draw(final=exc[0] is None)
         self.out.write("\n")
         self.out.flush()
 
-    def band_done(self, rows):
+    def band_done(self, rows: int) -> None:
         self.rows_done += rows
         self.bands_done += 1
 
-    def _tick(self):
+    def _tick(self) -> None:
         while not self.running.wait(self.dt):
             self.draw()
 
-    def draw(self, final=False):
+    def draw(self, final: bool = False) -> None:
         from dask.utils import format_time
         rows = self.total_rows if final else min(self.total_rows, self.rows_done + self.band_rows * self.band_share())
         frac = rows / float(self.total_rows)
@@ -408,7 +441,7 @@ class BarOverBands(object):
         self.out.flush()
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n\n".join(__doc__.split("\n\n")[2:]))
@@ -473,7 +506,7 @@ def main(argv=None):
     h, w = x.shape[:2]
     border = BORDERS[args.border]
 
-    def blur(a):
+    def blur(a: da.Array) -> da.Array:
         return cdask.gaussian_blur(a, args.ksize, args.sigma, args.sigma_y, border, device=args.device)
     try:
         kx, ky = cdask.kernel_size(x.dtype, args.ksize, args.sigma, args.sigma_y)

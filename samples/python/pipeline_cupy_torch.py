@@ -21,9 +21,12 @@ PyTorch see is the SyncedMat's own. The result is checked against the same chain
 then runs without it, on both sides); without a CUDA device only the CPU chain runs.
 Exit status: 0 done (or skipped for want of a device); 1 the GPU chain differs from the CPU's.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import sys
+from typing import Any, Optional, Sequence
 
 import numpy as np
 import cv2
@@ -34,7 +37,7 @@ BORDER = cv2.BORDER_REPLICATE
 SCALE = 0.8
 
 
-def import_cupy():
+def import_cupy() -> tuple[Any, Optional[str]]:
     try:
         import cupy
         cupy.cuda.runtime.getDeviceCount()   # a CuPy that cannot reach the driver is no use
@@ -43,7 +46,7 @@ def import_cupy():
         return None, "%s: %s" % (type(e).__name__, e)
 
 
-def import_torch():
+def import_torch() -> tuple[Any, Optional[str]]:
     try:
         import torch
     except Exception as e:
@@ -53,12 +56,12 @@ def import_torch():
     return torch, None
 
 
-def scale_like_torch(a):
+def scale_like_torch(a: cv2.typing.MatLike) -> cv2.typing.MatLike:
     """NumPy twin of the PyTorch step: float32 multiply, round half to even, back to uint8."""
-    return np.rint(a.astype(np.float32) * np.float32(SCALE)).astype(np.uint8)
+    return (np.asarray(a, dtype=np.float32) * np.float32(SCALE)).round().astype(np.uint8)   # round: rint
 
 
-def cpu_chain(img, sigma, with_cupy, with_torch):
+def cpu_chain(img: cv2.typing.MatLike, sigma: float, with_cupy: bool, with_torch: bool) -> cv2.typing.MatLike:
     a = cv2.GaussianBlur(img, (0, 0), sigma, sigmaY=sigma, borderType=BORDER)
     if with_cupy:
         a = np.bitwise_not(a)                   # 255 - a for uint8
@@ -67,12 +70,12 @@ def cpu_chain(img, sigma, with_cupy, with_torch):
     return cv2.GaussianBlur(a, (0, 0), sigma, sigmaY=sigma, borderType=BORDER)
 
 
-def counters(m):
+def counters(m: cv2.cuda.SyncedMat) -> str:
     s = m.stats()
     return "uploads %d (%d bytes), downloads %d (%d bytes)" % (s.uploads, s.uploadBytes, s.downloads, s.downloadBytes)
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--input", default=DEFAULT_INPUT, help="colour image (default: %(default)s)")
     ap.add_argument("--output", help="write the result here (PNG, ...)")
@@ -106,7 +109,8 @@ def main(argv=None):
 
     # Our filters run on the legacy default stream, as CuPy's and PyTorch's default streams do;
     # the SyncedMat also orders other streams itself (events), e.g. torch.from_dlpack's stream.
-    null = cv2.cuda.Stream.Null() if hasattr(cv2.cuda.Stream, "Null") else cv2.cuda.Stream_Null()
+    null: cv2.cuda.Stream = (cv2.cuda.Stream.Null() if hasattr(cv2.cuda.Stream, "Null")
+                             else getattr(cv2.cuda, "Stream_Null")())
     cv2.cuda.applyFilterInPlace(blur, m, null)
     print("1. cudaimage blur (in place):            %s" % counters(m))
     device_ptr = m.readDevice(null).cudaPtr()   # device valid: no copy, just the address
