@@ -95,7 +95,7 @@ def main():
 
     def typing_module_without_missing_types(root, output_path):
         for name, node in list(PREDEFINED_TYPES.items()):
-            if not all(m in root.namespaces for m in node.required_modules):
+            if not all(m in root.namespaces for m in getattr(node, "required_modules", ())):
                 continue                                  # the generator skips these itself
             try:
                 node.resolve(root)
@@ -121,8 +121,9 @@ def main():
 
     generation.apply_manual_api_refinement = refine_with_glue
 
-    # 3. Pure-Python submodules re-exported by cv2/__init__.pyi.
-    populate = generation._populate_reexported_symbols
+    # 3. Pure-Python submodules re-exported by cv2/__init__.pyi (a generator without re-exports
+    #    leaves them to `import cv2.cudaimage`).
+    populate = getattr(generation, "_populate_reexported_symbols", None)
 
     def populate_with_python_submodules(root):
         populate(root)
@@ -130,7 +131,11 @@ def main():
             if os.path.isfile(os.path.join(args.loader, name, "__init__.py")):
                 root.reexported_submodules.append(name)
 
-    generation._populate_reexported_symbols = populate_with_python_submodules
+    if populate is not None:
+        generation._populate_reexported_symbols = populate_with_python_submodules
+    elif args.python_submodule:
+        print("typing stubs: this generator re-exports no submodule; %s not re-exported by cv2/__init__.pyi"
+              % ", ".join(args.python_submodule))
 
     with open(os.path.join(args.bindings_dir, "gen_python_config.json")) as f:
         config = json.load(f)
