@@ -5,8 +5,8 @@
                                [--sigmas 2,5] [--runs 5] [--threads 4] [--scheduler ADDRESS]
 
 Writes OUT.json (every run's time) and OUT.md (the table). Contenders, all with BORDER_REPLICATE /
-mode 'nearest' and the same kernel radius (OpenCV's: round(sigma*(uint8 ? 3 : 4)*2+1)|1 taps;
-dask-image gets truncate = radius / sigma):
+mode 'nearest' and the same kernel radius (OpenCV's rule, cv2.cuda.gaussianKernelSize; dask-image
+gets truncate = radius / sigma):
 
 * cudaimage.dask gpu, NumPy chunks    gaussian_blur(device="gpu"): SyncedMat staging per thread
 * cudaimage.dask gpu, CuPy chunks     gaussian_blur on CuPy chunks: no host round trip
@@ -214,7 +214,7 @@ def device_name():
         return "no CUDA device"
     try:
         from cv2 import cudaimage
-        return cudaimage.device_name(0) or "device 0"
+        return cudaimage.device_name(0)
     except Exception:
         return "device 0"
 

@@ -14,7 +14,8 @@ typedef perf::TestBaseWithParam<Size_Type_Sigma> GaussianBlurPerf;
 
 // OpenCV's ksize rule for 8U sources (3 sigma per side), used for every depth so all rows of a
 // table use the same kernel: k7, k13, k31, k61, k181.
-Size ksizeFor(double sigma) { return Size(cvRound(sigma * 3 * 2 + 1) | 1, cvRound(sigma * 3 * 2 + 1) | 1); }
+// The size OpenCV derives from sigma for 8-bit images, for every type: each type is timed with the same kernel.
+Size ksizeFor(double sigma) { const int k = cuda::gaussianKernelSize(sigma, CV_8U); return Size(k, k); }
 
 PERF_TEST_P(GaussianBlurPerf, cudaimage, testing::Combine(GAUSS_SIZES, GAUSS_TYPES, GAUSS_SIGMAS))
 {

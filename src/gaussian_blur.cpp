@@ -14,7 +14,7 @@ namespace {
 using namespace cv::cuda::gaussian;
 
 // Largest accepted kernel size: keeps tap tables (and a pathological launch) bounded.
-constexpr int kMaxKsize = (1 << 20) - 1;
+constexpr int kMaxKsize = kMaxKernelSize;
 
 bool isSupportedDepth(int depth)
 {
@@ -51,12 +51,12 @@ void checkSigma(const char* name, double sigma)
 
 void checkKsize(const char* name, int k, double sigma, const char* sigmaName, int depth)
 {
-    // A zero size is derived from sigma (cvRound(sigma * perSide * 2 + 1) | 1): bound it first.
-    const double perSide = depth == CV_8U ? 3 : 4;
-    if (k == 0 && sigma > 0 && !(sigma * perSide * 2 + 1 <= kMaxKsize))
+    // A zero size is derived from sigma (cv::cuda::gaussianKernelSize): bound it before rounding.
+    const double extent = derivedKernelExtent(sigma, depth);
+    if (k == 0 && sigma > 0 && !(extent <= kMaxKsize))
         CV_Error_(Error::StsOutOfRange,
                   ("cv::cuda::createGaussianBlur: %s is %g, which makes %s %.0f; allowed: %s up to %g (%s at most %d)",
-                   sigmaName, sigma, name, sigma * perSide * 2 + 1, sigmaName, (kMaxKsize - 1) / (2 * perSide), name, kMaxKsize));
+                   sigmaName, sigma, name, extent, sigmaName, largestDerivingSigma(depth), name, kMaxKsize));
     if (k < 0 || (k > 0 && k % 2 == 0) || k > kMaxKsize)
         CV_Error_(Error::StsBadSize,
                   ("cv::cuda::createGaussianBlur: %s is %d; allowed: 0 (derived from %s) or an odd number from 1 to %d",

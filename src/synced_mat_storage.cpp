@@ -288,42 +288,41 @@ void SyncedMat::Impl::moveLocked(int target, Stream& s, cudaStream_t h, const ch
 // ------------------------------------------------------------------------------------------------
 // Transfers
 
-void SyncedMat::Impl::uploadLocked(Stream& s, TransferStats::Reason reason)
-{
-    requireLegal(!host_.empty() && !dev_.empty(), "cannot upload before both sides are allocated");
-    requireLegal(hostValid_, "cannot upload when the host holds no valid data");
-    requireLegal(!devValid_, "cannot upload when the device is already valid");
-    const cudaStream_t h = StreamAccessor::getStream(s);
-    // Device memory is overwritten: after its last writer and every reader (WAW, WAR).
-    devMarks_.waitFor(MarkSet::All, Waiter::onStream(s, h), events_);
-    // Host memory is read: after a download still writing it.
-    hostMarks_.waitFor(MarkSet::Writer, Waiter::onStream(s, h), events_);
-    CUDAIMAGE_CHECK(cudaMemcpy2DAsync(dev_.data, dev_.step, host_.data, host_.step,
-                                   (size_t)size_.width * CV_ELEM_SIZE(type_), size_.height,
-                                   cudaMemcpyHostToDevice, h));
-    devMarks_.setWriter(s, h, true, events_);
-    hostMarks_.addReader(s, h, true, events_);
-    devValid_ = true;
-    detail::countUpload(stats_, reason, payloadBytes());
-}
+void SyncedMat::Impl::uploadLocked(Stream& s, TransferStats::Reason reason) { copyLocked(true, s, reason); }
 
-void SyncedMat::Impl::downloadLocked(Stream& s, TransferStats::Reason reason)
+void SyncedMat::Impl::downloadLocked(Stream& s, TransferStats::Reason reason) { copyLocked(false, s, reason); }
+
+// One copy of the whole image from the valid side to the stale one, on `s`.
+void SyncedMat::Impl::copyLocked(bool toDevice, Stream& s, TransferStats::Reason reason)
 {
-    requireLegal(!host_.empty() && !dev_.empty(), "cannot download before both sides are allocated");
-    requireLegal(devValid_, "cannot download when the device holds no valid data");
-    requireLegal(!hostValid_, "cannot download when the host is already valid");
+    const bool fromValid = toDevice ? hostValid_ : devValid_;
+    const bool toValid = toDevice ? devValid_ : hostValid_;
+    requireLegal(!host_.empty() && !dev_.empty(), toDevice ? "cannot upload before both sides are allocated"
+                                                           : "cannot download before both sides are allocated");
+    requireLegal(fromValid, toDevice ? "cannot upload when the host holds no valid data"
+                                     : "cannot download when the device holds no valid data");
+    requireLegal(!toValid, toDevice ? "cannot upload when the device is already valid"
+                                    : "cannot download when the host is already valid");
     const cudaStream_t h = StreamAccessor::getStream(s);
-    // Device memory is read: after its last writer (RAW).
-    devMarks_.waitFor(MarkSet::Writer, Waiter::onStream(s, h), events_);
-    // Host memory is overwritten: after a download still writing it and uploads still reading it.
-    hostMarks_.waitFor(MarkSet::All, Waiter::onStream(s, h), events_);
-    CUDAIMAGE_CHECK(cudaMemcpy2DAsync(host_.data, host_.step, dev_.data, dev_.step,
-                                   (size_t)size_.width * CV_ELEM_SIZE(type_), size_.height,
-                                   cudaMemcpyDeviceToHost, h));
-    hostMarks_.setWriter(s, h, true, events_);
-    devMarks_.addReader(s, h, true, events_);
-    hostValid_ = true;
-    detail::countDownload(stats_, reason, payloadBytes());
+    detail::SideMarks& fromMarks = toDevice ? hostMarks_ : devMarks_;
+    detail::SideMarks& toMarks = toDevice ? devMarks_ : hostMarks_;
+    // The destination is overwritten: after its last writer and every reader (WAW, WAR). The source
+    // is read: after its last writer (RAW; on the host, a download still writing it).
+    toMarks.waitFor(MarkSet::All, Waiter::onStream(s, h), events_);
+    fromMarks.waitFor(MarkSet::Writer, Waiter::onStream(s, h), events_);
+    uchar* dst = toDevice ? dev_.data : host_.data;
+    const size_t dstStep = toDevice ? dev_.step : host_.step;
+    const uchar* src = toDevice ? host_.data : dev_.data;
+    const size_t srcStep = toDevice ? host_.step : dev_.step;
+    CUDAIMAGE_CHECK(cudaMemcpy2DAsync(dst, dstStep, src, srcStep, (size_t)size_.width * CV_ELEM_SIZE(type_), size_.height,
+                                      toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, h));
+    toMarks.setWriter(s, h, true, events_);
+    fromMarks.addReader(s, h, true, events_);
+    (toDevice ? devValid_ : hostValid_) = true;
+    if (toDevice)
+        detail::countUpload(stats_, reason, payloadBytes());
+    else
+        detail::countDownload(stats_, reason, payloadBytes());
 }
 
 // ------------------------------------------------------------------------------------------------

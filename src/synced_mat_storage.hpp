@@ -118,6 +118,7 @@ private:
     // Copies: both sides allocated, the source side valid, the other stale.
     void uploadLocked(Stream& s, TransferStats::Reason reason);
     void downloadLocked(Stream& s, TransferStats::Reason reason);
+    void copyLocked(bool toDevice, Stream& s, TransferStats::Reason reason);
     // A write access makes its side the only valid one; a write through a partial view needs that
     // side valid first (the rest of the storage keeps its data).
     void markHostWritten(bool whole);

@@ -125,7 +125,7 @@ TEST(CudaImage_GaussianPlan, four_channel_sigmas_beyond_the_large_tile)
     const Case cases[] = {{CV_8U, 41.0, 123}, {CV_8U, 42.6, 128}, {CV_32F, 31.0, 124}};
     for (const Case& k : cases)
     {
-        const int ksize = cvRound(k.sigma * (k.depth == CV_8U ? 3 : 4) * 2 + 1) | 1;
+        const int ksize = cv::cuda::gaussianKernelSize(k.sigma, k.depth);
         ASSERT_EQ(k.radius, ksize / 2) << "sigma " << k.sigma;
         EXPECT_EQ(path::TwoPass, choose(k.depth, 4, k.radius).index) << "4 channels, sigma " << k.sigma;
         EXPECT_EQ(path::FusedLarge, choose(k.depth, 3, k.radius).index) << "3 channels, sigma " << k.sigma;
