@@ -1,28 +1,12 @@
 // cv::cuda::applyFilter on SyncedMat: a cv::cuda::Filter from one SyncedMat to another, or within
-// one storage (in place, or between two views of it) through the storage's scratch image.
+// one storage (in place, or between two views of it) through the storage's scratch image
+// (SyncedMat::Impl::filterWithin, in the state machine's file, synced_mat_storage.cpp).
 #include "precomp.hpp"
 #include "synced_mat_storage.hpp"
 
 using namespace cv;
 using namespace cv::cuda;
 using cv::cuda::detail::Intent;
-using cv::cuda::detail::typeName;
-
-void SyncedMat::Impl::filterWithin(const Ptr<Filter>& filter, const Rect& srcRoi, const Rect& dstRoi, Stream& s,
-                                   TransferStats::Reason uploadReason, const char* func)
-{
-    deviceAccess(srcRoi, s, Intent::ReadWrite, func, [&](const GpuMat&) {
-        const GpuMat src = dev_(srcRoi);
-        GpuMat dst = dev_(dstRoi);
-        filter->apply(src, scratch_, s);
-        if (scratch_.size() != dst.size() || scratch_.type() != dst.type())
-            CV_Error_(Error::StsUnmatchedFormats,
-                      ("%s: the filter produced a %dx%d %s image but dst is %dx%d %s", func,
-                       scratch_.cols, scratch_.rows, typeName(scratch_.type()).c_str(),
-                       dst.cols, dst.rows, typeName(dst.type()).c_str()));
-        scratch_.copyTo(dst, s);
-    }, uploadReason);
-}
 
 // The storage behind a handle (SyncedMat's friend: impl_ is private).
 namespace cv { namespace cuda {

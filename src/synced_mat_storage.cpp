@@ -36,7 +36,7 @@
 // transfers, prefetch, release, moves between devices, the policy and the counters, with the
 // device checks they make. Elsewhere: the storage's members (synced_mat_storage.hpp), new images
 // (synced_mat_allocation.cpp), the marks (synced_mat_marks.cpp), the public handle
-// (synced_mat.cpp), applyFilter (apply_filter.cpp).
+// (synced_mat.cpp), applyFilter's checks (apply_filter.cpp).
 #include "precomp.hpp"
 #include "synced_mat_storage.hpp"
 #include "transfer_stats.hpp"
@@ -323,6 +323,26 @@ void SyncedMat::Impl::copyLocked(bool toDevice, Stream& s, TransferStats::Reason
         detail::countUpload(stats_, reason, payloadBytes());
     else
         detail::countDownload(stats_, reason, payloadBytes());
+}
+
+// ------------------------------------------------------------------------------------------------
+// A filter within one storage (cv::cuda::applyFilter between views of one image, or in place):
+// through the scratch image, inside a read-write device access of the source view.
+
+void SyncedMat::Impl::filterWithin(const Ptr<Filter>& filter, const Rect& srcRoi, const Rect& dstRoi, Stream& s,
+                                   TransferStats::Reason uploadReason, const char* func)
+{
+    deviceAccess(srcRoi, s, Intent::ReadWrite, func, [&](const GpuMat&) {
+        const GpuMat src = dev_(srcRoi);
+        GpuMat dst = dev_(dstRoi);
+        filter->apply(src, scratch_, s);
+        if (scratch_.size() != dst.size() || scratch_.type() != dst.type())
+            CV_Error_(Error::StsUnmatchedFormats,
+                      ("%s: the filter produced a %dx%d %s image but dst is %dx%d %s", func,
+                       scratch_.cols, scratch_.rows, typeName(scratch_.type()).c_str(),
+                       dst.cols, dst.rows, typeName(dst.type()).c_str()));
+        scratch_.copyTo(dst, s);
+    }, uploadReason);
 }
 
 // ------------------------------------------------------------------------------------------------

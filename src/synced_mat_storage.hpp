@@ -33,8 +33,7 @@ inline String typeName(int type) { return typeToString(type); }
 
 // The state is private: it changes only in the member functions defined in synced_mat_storage.cpp
 // (the state machine), each of which refuses an illegal transition with a cv::Exception before
-// changing anything. Members defined in other files only read it (allocation), or use scratch_,
-// a workspace that holds no state (applyFilter).
+// changing anything. Members defined in other files only read it (allocation).
 class CUDAIMAGE_SYNCED_MAT_IMPL_HIDDEN cv::cuda::SyncedMat::Impl
 {
 public:

@@ -7,7 +7,7 @@ runs it for each OpenCV line. What it checks:
   every document    each fenced block has a language tag (```text for output and samples that are
                     not meant to run); every relative link and image resolves, anchors included; every
                     repository path written in code (`scripts/...`, `perf/...`, `src/...`) exists; no
-                    numbered work-round label ("session 4"); README.md is at most 250 lines
+                    numbered work-round label (the word for a work period followed by its number); README.md is at most 250 lines
   ```sh / bash      `bash -n` of the block; each repository path in it exists; each script it names
                     passes `bash -n` (.sh) or compiles (.py), and answers --help (exit 0) where the
                     script handles --help
