@@ -37,17 +37,22 @@ CUDA_NPP_ROOT="$CUDAIMAGE_CACHE/cuda-npp-$NPP_WHEEL_VERSION"
 #          The standalone build always compiles our kernels as sass, so ptxas checks them there.
 #   wheel  the release wheel's (scripts/wheel/build-wheel.sh): every CUDA 13 GPU, compute capability
 #          7.5 to 12.x and later. OpenCV's own CUDA code (core's GpuMat kernels, cudaarithm,
-#          cudafilters: large, and cudaimage calls little of it) as optimised PTX for
-#          WHEEL_OPENCV_ARCH_PTX only, which the driver compiles for the GPU at first use and keeps in
-#          its cache; our module as machine code for each of WHEEL_CUDAIMAGE_ARCH_BIN plus PTX of
-#          WHEEL_CUDAIMAGE_ARCH_PTX for GPUs after those (modules/cudaimage/CMakeLists.txt:
-#          CUDAIMAGE_CUDA_ARCH_BIN/PTX). Machine code of every architecture for OpenCV's modules too
-#          would cost about 6 h of a 2-core machine (cicc runs once per architecture) and 45 MB more
-#          download. CUDA_ARCH_BIN does not apply. Not built by CI (scripts/test.sh): about 50 min.
+#          cudafilters: large, and cudaimage calls little of it) as optimised PTX of
+#          WHEEL_OPENCV_ARCH_PTX only, which the driver compiles for the GPU at first use and keeps
+#          in its cache; our module as machine code for each of WHEEL_CUDAIMAGE_ARCH_BIN plus the
+#          PTX of WHEEL_CUDAIMAGE_ARCH_PTX (modules/cudaimage/CMakeLists.txt:
+#          CUDAIMAGE_CUDA_ARCH_BIN/PTX): compute_120 for GPUs after those, compute_90 so that an
+#          H100/H200 with CUDA_FORCE_PTX_JIT=1 runs our PTX (a test of the PTX path; 1.4 MB). The
+#          trade, measured (perf/results/README.md, "wheel architectures"): OpenCV's modules as
+#          machine code for all seven architectures would add about 41 MB to the download (their
+#          PTX is as large as one architecture's machine code) and more than double the tree's
+#          build time on 2 cores (one of their files: 83 s for seven architectures, 18 s for PTX);
+#          as PTX they cost about 3 s of driver compilation per kernel file at its first use on a
+#          machine. CUDA_ARCH_BIN does not apply. Not built by CI (scripts/test.sh): about 50 min.
 CUDAIMAGE_DEVICE_CODE=${CUDAIMAGE_DEVICE_CODE:-sass}
 WHEEL_OPENCV_ARCH_PTX=7.5
 WHEEL_CUDAIMAGE_ARCH_BIN="7.5;8.0;8.6;8.9;9.0;10.0;12.0"   # T4 ... H200, B200, RTX 50 (sm_103: sm_100's code)
-WHEEL_CUDAIMAGE_ARCH_PTX=12.0
+WHEEL_CUDAIMAGE_ARCH_PTX="9.0;12.0"
 case $CUDAIMAGE_DEVICE_CODE in
     sass)  device_label=sm${CUDA_ARCH_BIN//[.;]/} ;;
     check) device_label=check${CUDA_ARCH_BIN//[.;]/} ;;
@@ -61,8 +66,10 @@ opencv_key() {
     { echo "$OPENCV_SDIST_SHA256 $NPP_WHEEL_VERSION"
       grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$CUDAIMAGE_REPO/scripts/build/opencv-configure.cmake"
       "$CUDA_HOME/bin/nvcc" --version 2>/dev/null | tail -1
-      # the wheel flavour's settings (passed by scripts/build/build-opencv.sh); no line for the others
-      [[ $CUDAIMAGE_DEVICE_CODE != wheel ]] || echo "wheel $WHEEL_OPENCV_ARCH_PTX $WHEEL_CUDAIMAGE_ARCH_BIN $WHEEL_CUDAIMAGE_ARCH_PTX"
+      # the wheel flavour's OpenCV device code (scripts/build/build-opencv.sh); no line for the
+      # others. Our module's architectures are not in the key: they change our module only, and
+      # build-opencv.sh brings a cached tree's up to date.
+      [[ $CUDAIMAGE_DEVICE_CODE != wheel ]] || echo "wheel $WHEEL_OPENCV_ARCH_PTX"
     } | sha256sum | cut -c1-10
 }
 OPENCV_KEY="${OPENCV_UPSTREAM_VERSION}-$device_label-$(opencv_key)"

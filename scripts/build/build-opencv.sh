@@ -17,6 +17,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 
 stamp="$OPENCV_ROOT/.built"
 if [[ -f $stamp ]]; then
+    # The wheel flavour: our module's own architectures are not part of the tree's key (they change
+    # our module only); set the cached tree's to scripts/common.sh's, and build-module.sh rebuilds
+    # our module.
+    module_archs=(-DCUDAIMAGE_CUDA_ARCH_BIN="$WHEEL_CUDAIMAGE_ARCH_BIN" -DCUDAIMAGE_CUDA_ARCH_PTX="$WHEEL_CUDAIMAGE_ARCH_PTX")
+    if [[ $CUDAIMAGE_DEVICE_CODE == wheel ]] \
+       && ! { grep -qxF "CUDAIMAGE_CUDA_ARCH_BIN:STRING=$WHEEL_CUDAIMAGE_ARCH_BIN" "$OPENCV_BUILD/CMakeCache.txt" \
+              && grep -qxF "CUDAIMAGE_CUDA_ARCH_PTX:STRING=$WHEEL_CUDAIMAGE_ARCH_PTX" "$OPENCV_BUILD/CMakeCache.txt"; }; then
+        echo "cudaimage's architectures in $OPENCV_BUILD: $WHEEL_CUDAIMAGE_ARCH_BIN, PTX $WHEEL_CUDAIMAGE_ARCH_PTX"
+        flock "$BUILD_LOCK" cmake "$OPENCV_BUILD" "${module_archs[@]}" > "$OPENCV_ROOT/reconfigure.log" 2>&1 \
+            || { tail -30 "$OPENCV_ROOT/reconfigure.log"; die "reconfigure failed"; }
+    fi
     echo "OpenCV $OPENCV_KEY is cached in $OPENCV_ROOT"
     exit 0
 fi

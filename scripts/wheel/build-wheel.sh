@@ -16,7 +16,8 @@
 #
 # Which GPUs, by the tree it packages (CUDAIMAGE_DEVICE_CODE, scripts/common.sh):
 #   wheel  the release wheel: every CUDA 13 GPU, compute capability 7.5 to 12.x and later. cudaimage
-#          as machine code for sm_75, 80, 86, 89, 90, 100, 120 and PTX of compute_120; OpenCV's CUDA
+#          as machine code for sm_75, 80, 86, 89, 90, 100, 120 and PTX of compute_120 (GPUs after
+#          those) and compute_90 (run on an H100/H200 with CUDA_FORCE_PTX_JIT=1); OpenCV's CUDA
 #          modules (core, cudaarithm, cudafilters) as PTX of compute_75, compiled by the driver at
 #          first use. Its OpenCV tree takes about 50 min on 2 cores once (cached), so CI does not
 #          build it. A release, built and tested here, then on a GPU machine with the machine code
@@ -105,7 +106,7 @@ our_version=$(sed -n 's/^project(cudaimage VERSION \([0-9.]*\).*/\1/p' "$CUDAIMA
 # The compile-check tree (CUDAIMAGE_DEVICE_CODE=check, machines without a GPU) has PTX without
 # device optimisation: its wheel is for the tests here only, and says so in its version
 # (+opencv5.1.0.check90) and description. The release wheel's label lists our module's code
-# (+opencv5.1.0.sm75.sm80.sm86.sm89.sm90.sm100.sm120.ptx120); the GPUs it serves are in its
+# (+opencv5.1.0.sm75.sm80.sm86.sm89.sm90.sm100.sm120.ptx90.ptx120); the GPUs it serves are in its
 # description.
 case $CUDAIMAGE_DEVICE_CODE in
 check)
@@ -118,12 +119,15 @@ wheel)
         || die "$OPENCV_BUILD is not configured as scripts/common.sh's wheel flavour (CUDA_ARCH_PTX=$arch_ptx, CUDAIMAGE_CUDA_ARCH_BIN=$module_bin, CUDAIMAGE_CUDA_ARCH_PTX=$module_ptx)"
     sm_label=$(arch_label sm "$module_bin")${module_ptx:+.$(arch_label ptx "$module_ptx")}
     oldest=$(tr ';' '\n' <<<"$module_bin" | sort -V | head -1) newest=$(tr ';' '\n' <<<"$module_bin" | sort -V | tail -1)
+    newest_ptx=$(tr ';' '\n' <<<"$module_ptx" | sort -V | tail -1) older_ptx=$(tr ';' '\n' <<<"$module_ptx" | sort -V | head -n -1 | paste -sd';')
     gpus="compute capability $oldest to ${newest%%.*}.x and later"
     gpu_code="every NVIDIA GPU that CUDA 13 supports, of compute capability $oldest to ${newest%%.*}.x, and later
 ones: Turing (T4, RTX 20), Ampere (A100, A10, A30, RTX 30), Ada (L4, L40S, RTX 40), Hopper (H100,
 H200), Blackwell (B200, B300, RTX 50, RTX PRO 6000). cudaimage's kernels are machine code for
 $(arch_label sm_ "$module_bin" | sed 's/\./, /g') (sm_103, B300, runs sm_100's), plus PTX of
-$(arch_label compute_ "$module_ptx" | sed 's/\./, /g') that the driver compiles for GPUs after those. OpenCV's own CUDA code
+$(arch_label compute_ "$newest_ptx") that the driver compiles for GPUs after those${older_ptx:+ (and of $(arch_label compute_ "$older_ptx" | sed 's/\./, /g'),
+which runs only where CUDA_FORCE_PTX_JIT=1 makes the driver ignore the machine code: a test of the
+PTX path)}. OpenCV's own CUDA code
 (the GpuMat kernels of core, cudaarithm, cudafilters) is PTX of $(arch_label compute_ "$arch_ptx" | sed 's/\./, /g'): the
 first call into one of its kernel files waits while the driver compiles that file for the GPU, once:
 the driver keeps the result in its cache (~/.nv/ComputeCache; CUDA_CACHE_PATH, CUDA_CACHE_MAXSIZE)." ;;
