@@ -42,31 +42,54 @@ Lifetime. A DeviceArray, and every DLPack capsule, holds the device buffer itsel
 reference), and CUDA-array-interface consumers hold the DeviceArray: the memory stays valid after
 ``releaseDevice()`` or the end of the SyncedMat, until they are gone.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
 import cv2
 
 __all__ = ["DeviceArray", "host_view", "device_array", "device_name"]
 
 _cuda = cv2.cuda
 
-#: The type of ``SyncedMat.deviceArray()`` results (defined in C++; not constructible from Python).
-DeviceArray = _cuda.SyncedMat._deviceArrayType()
+if TYPE_CHECKING:
+    class DeviceArray:
+        """The type of ``SyncedMat.deviceArray()`` results (defined in C++, in
+        misc/python/pyopencv_cudaimage.hpp; not constructible from Python)."""
+        @property
+        def __cuda_array_interface__(self) -> dict[str, Any]: ...
+        @property
+        def gpumat(self) -> cv2.cuda.GpuMat: ...
+        @property
+        def stream(self) -> cv2.cuda.Stream: ...
+        @property
+        def readonly(self) -> bool: ...
+        @property
+        def device_id(self) -> int: ...
+        def __dlpack__(self, stream: int | None = None, max_version: tuple[int, int] | None = None,
+                       dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any: ...
+        def __dlpack_device__(self) -> tuple[int, int]: ...
+else:
+    #: The type of ``SyncedMat.deviceArray()`` results (defined in C++; not constructible from Python).
+    DeviceArray = _cuda.SyncedMat._deviceArrayType()
 
 _ACCESS = {"r": 0, "w": 1, "rw": 2}
 
 
-def host_view(m, access="r"):
+def host_view(m: cv2.cuda.SyncedMat, access: Literal["r", "w", "rw"] = "r") -> cv2.typing.MatLike:
     """A NumPy array viewing ``m``'s page-locked host memory: access 'r' (read-only array),
     'w' (discard-write) or 'rw'. Same as m.readHost() / m.writeHost() / m.readWriteHost()."""
     return _cuda.syncedMatHostView(m, _ACCESS[access])
 
 
-def device_array(m, stream=None, readonly=False):
+def device_array(m: cv2.cuda.SyncedMat, stream: cv2.cuda.Stream | None = None,
+                 readonly: bool = False) -> DeviceArray:
     """Same as ``m.deviceArray(stream, readonly)``: a device access of ``m`` on ``stream``
     (cv2.cuda.Stream, default: legacy default stream), read-write unless ``readonly``."""
     return m.deviceArray(stream, readonly)
 
 
-def device_name(index=0):
+def device_name(index: int = 0) -> str:
     """The name of CUDA device ``index``, e.g. 'NVIDIA H200': ``cv2.cuda.DeviceInfo(index).name()``.
 
     Raises ValueError when this process sees no device of that index (without a GPU or a CUDA

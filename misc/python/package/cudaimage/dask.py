@@ -44,13 +44,17 @@ the CuPy memory, on CuPy's current stream, no host round trip) and the result ch
 arrays. Filters (``cv2.cuda.createGaussianBlur``) are kept per worker process, per device and
 parameters.
 """
+from __future__ import annotations
+
 import collections
 import math
 import numbers
 import sys
 import threading
+from typing import Literal, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 import cv2
 import dask.array as da
@@ -119,7 +123,8 @@ def _check_values(cv_type, ksize, sigma_x, sigma_y, border):
         raise ValueError("gaussian_blur: %s" % (getattr(e, "err", None) or e)) from e
 
 
-def kernel_size(dtype, ksize, sigmaX, sigmaY=0):
+def kernel_size(dtype: npt.DTypeLike, ksize: int | Sequence[int], sigmaX: float,
+                sigmaY: float = 0) -> tuple[int, int]:
     """(width, height) of the kernel cv2.GaussianBlur uses for an image of ``dtype`` with these
     arguments: a size of 0 is derived from its sigma (``cv2.cuda.gaussianKernelSize``), sigmaY <= 0
     means sigmaX. The halo of each chunk is half of it. Raises TypeError naming the argument for a
@@ -228,7 +233,7 @@ def _count(**kw):
         _STATS.update(kw)
 
 
-def worker_stats():
+def worker_stats() -> dict[str, int]:
     """Counters of this process (run it on workers with ``client.run(worker_stats)``): blocks blurred
     on the CPU (``cpu_blocks``), on the GPU from NumPy (``gpu_numpy_blocks``, with ``uploads`` /
     ``downloads`` and their bytes through the staging SyncedMats) and from CuPy (``gpu_cupy_blocks``),
@@ -244,7 +249,7 @@ def worker_stats():
     return out
 
 
-def reset_worker_stats():
+def reset_worker_stats() -> None:
     with _STATS_LOCK:
         _STATS.clear()
 
@@ -279,7 +284,7 @@ class _DeviceMemoryWatch(object):
 _DEVICE_WATCH = [None]
 
 
-def start_device_memory_watch():
+def start_device_memory_watch() -> None:
     """Starts sampling this process's device memory in use (run it on workers with
     ``client.run(start_device_memory_watch)``). The watch lives in this module, so that a later
     ``client.run(stop_device_memory_watch)`` finds it (a function defined in a script is pickled by
@@ -289,7 +294,7 @@ def start_device_memory_watch():
     _DEVICE_WATCH[0] = _DeviceMemoryWatch()
 
 
-def stop_device_memory_watch():
+def stop_device_memory_watch() -> tuple[float, float] | tuple[None, None]:
     """Stops the watch; returns (MiB in use when it started, peak MiB in use), or (None, None) without
     a GPU or a watch."""
     watch, _DEVICE_WATCH[0] = _DEVICE_WATCH[0], None
@@ -516,7 +521,9 @@ def _halo_blur_graph(x, depth, periodic, plan, meta):
 
 # --- the public function -------------------------------------------------------------------------
 
-def gaussian_blur(arr, ksize, sigmaX, sigmaY=0, borderType=cv2.BORDER_REPLICATE, *, device="auto"):
+def gaussian_blur(arr: da.Array, ksize: int | Sequence[int], sigmaX: float, sigmaY: float = 0,
+                  borderType: int = cv2.BORDER_REPLICATE, *,
+                  device: Literal["auto", "gpu", "cpu"] = "auto") -> da.Array:
     """Gaussian blur of a Dask array, as cv2.GaussianBlur (CPU) and cv2.cuda.GaussianBlur give it on
     the whole image; lazy.
 
