@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: build everything (cached) and run every C++ and Python test, in both build
-# modes, against OpenCV 5.1 and then OpenCV 4.14 (module build, standalone build, cv2), and the pip
-# wheel (5.1). GPU tests skip with their reason when this machine has no CUDA device.
+# modes, against OpenCV 5.1 and then OpenCV 4.14 (module build, standalone build, cv2), the commands
+# and code blocks of README.md and doc/ (scripts/ci/check-doc-commands.sh), and the pip wheel (5.1).
+# GPU tests skip with their reason when this machine has no CUDA device.
 #
 #   scripts/test.sh                    # 5.1, then 4.14
 #   OPENCV_LINES=5.1 scripts/test.sh   # one line only (a fresh machine builds one OpenCV, not two)
