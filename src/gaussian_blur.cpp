@@ -13,18 +13,10 @@ namespace {
 
 using namespace cv::cuda::gaussian;
 
-// Largest accepted kernel size: keeps tap tables (and a pathological launch) bounded.
-constexpr int kMaxKsize = kMaxKernelSize;
-
-bool isSupportedDepth(int depth)
-{
-    return depth == CV_8U || depth == CV_16U || depth == CV_16S || depth == CV_32F || depth == CV_64F;
-}
-
 void checkSrcType(int srcType)
 {
     const int depth = CV_MAT_DEPTH(srcType), cn = CV_MAT_CN(srcType);
-    if (!isSupportedDepth(depth) || cn < 1 || cn > 4)
+    if (!isGaussianDepth(depth) || cn < 1 || cn > 4)
         CV_Error_(Error::StsUnsupportedFormat,
                   ("cv::cuda::createGaussianBlur: srcType is %s; allowed: depth CV_8U, CV_16U, CV_16S, "
                    "CV_32F or CV_64F with 1 to 4 channels", typeToString(srcType).c_str()));
@@ -53,14 +45,14 @@ void checkKsize(const char* name, int k, double sigma, const char* sigmaName, in
 {
     // A zero size is derived from sigma (cv::cuda::gaussianKernelSize): bound it before rounding.
     const double extent = derivedKernelExtent(sigma, depth);
-    if (k == 0 && sigma > 0 && !(extent <= kMaxKsize))
+    if (k == 0 && sigma > 0 && !(extent <= kMaxKernelSize))
         CV_Error_(Error::StsOutOfRange,
                   ("cv::cuda::createGaussianBlur: %s is %g, which makes %s %.0f; allowed: %s up to %g (%s at most %d)",
-                   sigmaName, sigma, name, extent, sigmaName, largestDerivingSigma(depth), name, kMaxKsize));
-    if (k < 0 || (k > 0 && k % 2 == 0) || k > kMaxKsize)
+                   sigmaName, sigma, name, extent, sigmaName, largestDerivingSigma(depth), name, kMaxKernelSize));
+    if (k < 0 || (k > 0 && k % 2 == 0) || k > kMaxKernelSize)
         CV_Error_(Error::StsBadSize,
                   ("cv::cuda::createGaussianBlur: %s is %d; allowed: 0 (derived from %s) or an odd number from 1 to %d",
-                   name, k, sigmaName, kMaxKsize));
+                   name, k, sigmaName, kMaxKernelSize));
     if (k == 0 && !(sigma > 0))
         CV_Error_(Error::StsBadArg,
                   ("cv::cuda::createGaussianBlur: %s is 0 and %s is %g; a zero kernel size needs %s > 0",
@@ -176,7 +168,7 @@ public:
           paths_(filterTaps_)
     {
         srcType_ = srcType;
-        dstType_ = checkDstType(srcType, dstType);
+        dstType_ = dstType < 0 ? srcType : dstType;   // checked by checkedFilterTaps()
         if (columnBorderMode == -1)
             columnBorderMode = rowBorderMode;
         isolated_ = isolatedFlag(rowBorderMode) | isolatedFlag(columnBorderMode);

@@ -6,7 +6,7 @@ namespace cv { namespace cuda {
 
 int gaussianKernelSize(double sigma, int depth)
 {
-    if (depth != CV_8U && depth != CV_16U && depth != CV_16S && depth != CV_32F && depth != CV_64F)
+    if (!gaussian::isGaussianDepth(depth))
         CV_Error_(Error::StsUnsupportedFormat,
                   ("cv::cuda::gaussianKernelSize: depth is %d; allowed: CV_8U (%d), CV_16U (%d), CV_16S (%d), "
                    "CV_32F (%d) or CV_64F (%d), a depth and not a type (CV_MAT_DEPTH(type))",

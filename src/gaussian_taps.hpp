@@ -8,6 +8,12 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
+/** The source depths the Gaussian blur takes (those CPU cv::GaussianBlur takes): 8U, 16U, 16S, 32F, 64F. */
+inline bool isGaussianDepth(int depth)
+{
+    return depth == CV_8U || depth == CV_16U || depth == CV_16S || depth == CV_32F || depth == CV_64F;
+}
+
 /** Largest kernel size accepted in each direction: keeps tap tables (and a pathological launch) bounded. */
 constexpr int kMaxKernelSize = (1 << 20) - 1;
 
