@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The OpenCV our scripts build is whole: the expected version, and OpenCV's own NPP-backed CUDA
-functions (which the earlier OpenCV 4.10 build replaced by a stand-in raising StsNotImplemented)
-are there and, with a GPU, agree with their CPU counterparts. Also the device's name, which
+functions are real (built against NPP, not stubs that raise StsNotImplemented) and, with a GPU,
+agree with their CPU counterparts. Also the device's name, which
 cudaimage adds to cv2.cuda.DeviceInfo."""
 import os
 import unittest
