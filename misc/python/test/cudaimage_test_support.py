@@ -24,3 +24,33 @@ def find_samples(marker):
             return candidate
         d = os.path.dirname(d)
     return None
+
+
+def npp_cannot_run():
+    """Why NPP's own kernels cannot run on device 0 under this process's driver settings, or None.
+
+    Only CUDA_FORCE_PTX_JIT=1 is considered: it makes the driver refuse machine code, and NPP 13.0
+    carries PTX for its newest architecture only (compute_121 in 13.0.1), which cannot be compiled
+    for an older GPU. OpenCV's NPP-backed functions then fail with "no kernel image"; cudaimage's
+    and OpenCV's own kernels still run from their PTX. Without the variable NPP's machine code
+    (sm_75 ... sm_121) is used and a failure is a failure."""
+    if os.environ.get("CUDA_FORCE_PTX_JIT", "0") in ("", "0") or not gpu_available():
+        return None
+    import cv2
+    from cv2.cudaimage import info
+    info_dev = cv2.cuda.DeviceInfo(0)
+    cc = info_dev.majorVersion() * 10 + info_dev.minorVersion()
+    # libnppc (NPP's core: versions, stream contexts) holds no image kernels.
+    npp = [p for p in info.loaded_libraries()
+           if os.path.basename(p).startswith("libnpp") and not os.path.basename(p).startswith("libnppc")]
+    unrunnable = []
+    for path in npp:
+        entries = list(info.fatbin_entries(path))
+        ptx = sorted({arch for kind, arch in entries if kind == 1})
+        if not [a for a in ptx if a <= cc] and entries:
+            unrunnable.append("%s (PTX %s)" % (os.path.basename(path),
+                                               ", ".join("compute_%d" % a for a in ptx) or "none"))
+    if not unrunnable:
+        return None
+    return ("CUDA_FORCE_PTX_JIT=1 and NPP holds no PTX the driver can compile for sm_%d: %s"
+            % (cc, "; ".join(unrunnable)))

@@ -9,7 +9,7 @@ import unittest
 import numpy as np
 import cv2
 
-from cudaimage_test_support import gpu_available
+from cudaimage_test_support import gpu_available, npp_cannot_run
 
 
 # Functions that call NPP in OpenCV's cudaarithm / cudafilters.
@@ -69,6 +69,9 @@ class NppBackedFunctionsTest(unittest.TestCase):
     """Each against the CPU on random data (never zeros); tolerances as OpenCV's own tests."""
 
     def setUp(self):
+        reason = npp_cannot_run()
+        if reason:
+            self.skipTest(reason)
         rng = np.random.default_rng(13)
         self.img = rng.integers(0, 256, (1031, 1024), dtype=np.uint8)
         self.g = cv2.cuda.GpuMat(self.img)

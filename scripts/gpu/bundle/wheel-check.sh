@@ -23,6 +23,9 @@
 #   NPP_LIB_DIR  a folder with libnppc.so.13 etc., if the dynamic linker does not find NPP 13 by
 #                itself (ld.so.cache, LD_LIBRARY_PATH); otherwise the CUDA toolkit's lib64 and an
 #                nvidia-npp wheel among the machine's Python packages are tried
+#   TEST_JOBS    N > 1: the Python test files run as N processes at once, one file per process
+#                (logs python-tests-FILE.log, one summary); for CUDA_FORCE_PTX_JIT=1, where each
+#                process's first use of a kernel file waits for the driver's compiler on one core
 set -uo pipefail   # no -e: a failing part must not stop the others
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -110,10 +113,38 @@ checks() {
     py "$REPO/scripts/wheel/check_install.py" --prefix "$venv" ${opencv_version:+--opencv-version "$opencv_version"} "${gpu[@]}"
 }
 
+# shellcheck disable=SC2317  # called through part()
+python_tests() {
+    local tests=$REPO/misc/python/test
+    if (( ${TEST_JOBS:-1} <= 1 )); then
+        py -m unittest discover -s "$tests" -t "$tests" -p 'test_*.py' -v
+        return
+    fi
+    # One process per file, TEST_JOBS at a time; then the files' results as one unittest summary.
+    local f name ran=0 failed=0 skipped=0 files=0 n
+    export -f py; export REPO OUT venv
+    # shellcheck disable=SC2016  # expanded by the inner shell
+    find "$tests" -maxdepth 1 -name 'test_*.py' -printf '%f\n' | sort | xargs -P "$TEST_JOBS" -n 1 bash -c '
+        f=$1; s=$(date +%s)
+        py -m unittest discover -s "$REPO/misc/python/test" -t "$REPO/misc/python/test" -p "$f" -v \
+            > "$OUT/python-tests-${f%.py}.log" 2>&1
+        echo "${f%.py}: exit $? in $(( $(date +%s) - s )) s"' _
+    for f in "$OUT"/python-tests-test_*.log; do
+        name=${f##*/python-tests-}; name=${name%.log}; files=$((files + 1))
+        n=$(sed -n 's/^Ran \([0-9]*\) tests\? in.*/\1/p' "$f"); ran=$((ran + ${n:-0}))
+        n=$(grep -o 'skipped=[0-9]*' "$f" | tail -1 | cut -d= -f2); skipped=$((skipped + ${n:-0}))
+        if ! grep -q '^OK' "$f"; then failed=1; echo "== $name: not OK"; grep -E '^(FAIL|ERROR):' "$f"; fi
+        grep -E 'skipped .' "$f" | sed "s/^/$name: /"
+    done
+    echo "Ran $ran tests (in $files processes)"
+    if ((failed)); then echo "FAILED"; return 1; fi
+    echo "OK (skipped=$skipped)"
+}
+
 part install install_wheel
 if [[ ${results[0]} == PASS ]]; then
     part checks checks
-    part python-tests py -m unittest discover -s "$REPO/misc/python/test" -t "$REPO/misc/python/test" -p 'test_*.py' -v
+    part python-tests python_tests
     part demo py "$REPO/samples/python/blur_demo.py" --output-dir "$OUT/demo"
     part pipeline py "$REPO/samples/python/pipeline_cupy_torch.py" --output "$OUT/pipeline_cupy_torch.png"
 fi
