@@ -7,8 +7,8 @@
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
 //   gaussian_bench --sweep [--size N]: 8UC1 by radius (N^2 and 3840x2160), the tensor-core path at every radius and off
 //   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
-//   (--peers: PyTorch and CV-CUDA, from perf/python_peers_bench.py's JSON lines: their times become
-//    two more columns, their exactness against the CPU a second table)
+//   (--peers: PyTorch, CV-CUDA, CuPy and kornia, from perf/python_peers_bench.py's JSON lines: their
+//    times become four more columns, their exactness against the CPU a second table)
 //
 // Bytes per call are counted as one read of the source and one write of the destination; each
 // entry is reported in ms, GB/s, fraction of the copy's GB/s, and the speed-up of cudaimage over it.
@@ -401,11 +401,15 @@ int main(int argc, char** argv)
        << dev.name() << " (" << date << "). GB/s count one read of the source and one write of the destination; "
        << "'copy' is a 16-byte-vector device-to-device copy of the same bytes; x = cudaimage's speed-up over the peer; "
        << "* = timed on a smaller image and scaled by the pixel count.\n\n"
-       << "| type | sigma (ksize) | copy GB/s | cudaimage ms | GB/s | % of copy | createGaussianFilter ms (x) | NPP ms (x) | seed naive ms (x) | CPU ms (x) | PyTorch ms (x) | CV-CUDA ms (x) |\n"
-       << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-    // The peers' exactness (--peers), a second table under the first.
-    std::ostringstream exact;
-    const char* const pyPeers[][2] = {{"pytorch", "PyTorch"}, {"cvcuda", "CV-CUDA"}};
+       << "| type | sigma (ksize) | copy GB/s | cudaimage ms | GB/s | % of copy | createGaussianFilter ms (x) | NPP ms (x) | seed naive ms (x) | CPU ms (x)";
+    // The Python peers (perf/python_peers_bench.py, --peers): JSON name, column name. Each adds a
+    // column to the table and to the exactness table under it.
+    const char* const pyPeers[][2] = {{"pytorch", "PyTorch"}, {"cvcuda", "CV-CUDA"}, {"cupy", "CuPy"}, {"kornia", "kornia"}};
+    for (const auto& pp : pyPeers) md << " | " << pp[1] << " ms (x)";
+    md << " |\n|---|---|---|---|---|---|---|---|---|---|";
+    for (size_t i = 0; i < sizeof pyPeers / sizeof pyPeers[0]; i++) md << "---|";
+    md << "\n";
+    std::ostringstream exact; // the peers' exactness rows
     js << "{\n  \"gpu\": \"" << dev.name() << "\", \"date\": \"" << date << "\", \"width\": " << size.width << ", \"height\": " << size.height << ",\n  \"cells\": [\n";
     bool firstCell = true;
 
@@ -485,7 +489,7 @@ int main(int argc, char** argv)
             }
             peers.push_back(cpu);
 
-            // PyTorch and CV-CUDA (perf/python_peers_bench.py, merged like NPP), with their exactness.
+            // The Python peers (perf/python_peers_bench.py, merged like NPP), with their exactness.
             exact << "| " << cv::typeToString(type).substr(3) << " | " << sigma << " (" << k << ")";
             for (const auto& pp : pyPeers)
             {
@@ -573,16 +577,32 @@ int main(int argc, char** argv)
             return it == peerResults.meta.end() || it->second.text == "null" ? std::string("?") : it->second.text;
         };
         const int cs = peerResults.checkSize;
-        const std::string cvcudaVersion = peerResults.meta.count("cvcuda_missing") ? "(not run: " + meta("cvcuda_missing") + ")" : meta("cvcuda");
+        // An optional peer's version, or why it did not run ("<peer>_missing").
+        auto version = [&](const char* name) {
+            const std::string missing = std::string(name) + "_missing";
+            return peerResults.meta.count(missing) ? "(not run: " + meta(missing.c_str()) + ")" : meta(name);
+        };
         md << "\nPyTorch " << meta("torch") << " (CUDA " << meta("torch_cuda") << ", cuDNN " << meta("cudnn")
            << ", cudnn.benchmark " << meta("cudnn_benchmark") << ", cudnn.allow_tf32 " << meta("cudnn_allow_tf32")
            << "): float32 NCHW, replicate pad, two depthwise conv2d with cv2.getGaussianKernel's taps, 8U/16U converted "
-           << "and rounded back inside the timed call; CV-CUDA " << cvcudaVersion << ": cvcuda.gaussian_into, NHWC, "
-           << "Border.REPLICATE (perf/python_peers_bench.py).\n\n"
+           << "and rounded back inside the timed call; CV-CUDA " << version("cvcuda") << ": cvcuda.gaussian_into, NHWC, "
+           << "Border.REPLICATE; CuPy " << version("cupy") << ": cupyx.scipy.ndimage.gaussian_filter(mode=\"nearest\", "
+           << "truncate=(ksize/2)/sigma, output= of the source dtype) on the HWC image, sigma (s, s, 0) for more than one "
+           << "channel, on the same stream: float32 taps and sums, two passes through a scratch array of the source dtype, "
+           << "8U/16U truncated (not rounded) after each pass (the function dask-image's CuPy path calls and cuCIM's "
+           << "filters.gaussian vendors); kornia " << version("kornia") << ": kornia.filters.gaussian_blur2d("
+           << "border_type=\"replicate\", separable=True)"
+           << (meta("kornia_sigma") == "?" ? std::string() : ", sigma as a " + meta("kornia_sigma")) << ", float32 NCHW, taps "
+           << "computed on the device per call, 8U/16U converted and rounded back inside the timed call "
+           << "(perf/python_peers_bench.py).\n\n"
            << "Exactness against CPU cv::GaussianBlur (BORDER_REPLICATE) on the top-left " << cs << "x" << cs
            << " crop of the same random image: 8U/16U: elements differing (fraction), max |difference|; "
            << "32F: max |difference| / max |input|.\n\n"
-           << "| type | sigma (ksize) | PyTorch | CV-CUDA |\n|---|---|---|---|\n" << exact.str();
+           << "| type | sigma (ksize)";
+        for (const auto& pp : pyPeers) md << " | " << pp[1];
+        md << " |\n|---|---|";
+        for (size_t i = 0; i < sizeof pyPeers / sizeof pyPeers[0]; i++) md << "---|";
+        md << "\n" << exact.str();
         js << ",\n  \"peers_meta\": {";
         bool first = true;
         for (const auto& kv : peerResults.meta)

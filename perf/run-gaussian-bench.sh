@@ -3,9 +3,13 @@
 #   perf/run-gaussian-bench.sh BUNDLE_DIR [OUT] [gaussian_bench args]
 # BUNDLE_DIR is an unpacked GPU bundle (its lib/ has our and OpenCV's libraries) holding
 # bin/gaussian_bench (perf/build-gaussian-bench.sh); NPP's part is compiled here with nvcc when
-# the toolkit has NPP. The PyTorch and CV-CUDA columns come from perf/python_peers_bench.py when
-# python3 (or $PYTHON) imports torch with CUDA; it imports the bundle's cv2 (lib/python) and, when
-# CVCUDA_DIR names an unpacked cvcuda wheel (out/cvcuda/README.txt), cvcuda from there.
+# the toolkit has NPP. The PyTorch, CV-CUDA, CuPy and kornia columns come from
+# perf/python_peers_bench.py when python3 (or $PYTHON) imports torch with CUDA; it imports the
+# bundle's cv2 (lib/python), CuPy from the machine's Python, cvcuda from CVCUDA_DIR when that names
+# an unpacked cvcuda wheel (out/cvcuda/README.txt), and kornia from PEER_WHEELS when that names a
+# folder of wheels (scripts/gpu/fetch-peer-wheels.sh: kornia, kornia_rs), installed here with
+# `pip install --no-deps --no-index --target` into a temporary folder that only the peers' Python
+# sees. A peer that cannot be imported gets "not run" cells. PEERS=pytorch,cupy (say) picks peers.
 # Writes OUT/gaussian-<date>.md and .json (commit them under perf/results/), OUT/npp.jsonl and
 # OUT/peers.jsonl.
 set -euo pipefail
@@ -24,8 +28,8 @@ else
     echo "no NPP in this CUDA toolkit: the NPP column stays empty" >&2
 fi
 
-# PyTorch and CV-CUDA: the same image size (and --quick) as gaussian_bench.
-peers_args=() py_args=()
+# The Python peers: the same image size (and --quick) as gaussian_bench.
+peers_args=() py_args=(${PEERS:+--peers "$PEERS"})
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
     case ${args[i]} in
@@ -35,17 +39,36 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 done
 py=${PYTHON:-python3}
 rm -f "$OUT/peers.jsonl"
-pypath="$B/lib/python${CVCUDA_DIR:+:$CVCUDA_DIR}${PYTHONPATH:+:$PYTHONPATH}"
+# PEER_WHEELS: wheels the machine lacks (kornia), installed for this run only.
+peer_site=
+if [[ -n ${PEER_WHEELS:-} ]]; then
+    peer_site=$(mktemp -d)
+    trap 'rm -rf "$peer_site"' EXIT
+    wheels=("$PEER_WHEELS"/*.whl)
+    if [[ ! -f ${wheels[0]} ]]; then
+        echo "PEER_WHEELS=$PEER_WHEELS holds no wheels: peers from it say 'not run'" >&2
+    elif "$py" -m pip --version >/dev/null 2>&1; then
+        PIP_ROOT_USER_ACTION=ignore "$py" -m pip install --no-deps --no-index --disable-pip-version-check --quiet \
+            --target "$peer_site" "${wheels[@]}" || echo "PEER_WHEELS: pip install failed" >&2
+    else  # no pip: a wheel's files unpacked into a folder on the path import as installed ones
+        echo "PEER_WHEELS: $py has no pip: unpacking the wheels" >&2
+        "$py" -c 'import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]' \
+            "$peer_site" "${wheels[@]}" || echo "PEER_WHEELS: unpacking failed" >&2
+    fi
+    installed=$(compgen -G "$peer_site/*.dist-info" | sed 's|.*/||; s/\.dist-info$//' | paste -sd ' ' -) || true
+    echo "PEER_WHEELS: ${installed:-nothing} installed for python_peers_bench.py" >&2
+fi
+pypath="$B/lib/python${CVCUDA_DIR:+:$CVCUDA_DIR}${peer_site:+:$peer_site}${PYTHONPATH:+:$PYTHONPATH}"
 if [[ ! -f $here/python_peers_bench.py ]]; then
-    echo "no $here/python_peers_bench.py: the PyTorch and CV-CUDA columns stay empty" >&2
+    echo "no $here/python_peers_bench.py: the Python peers' columns stay empty" >&2
 elif ! PYTHONPATH="$pypath" "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
-    echo "no $py with CUDA PyTorch: the PyTorch and CV-CUDA columns stay empty" >&2
+    echo "no $py with CUDA PyTorch: the Python peers' columns stay empty" >&2
 elif PYTHONPATH="$pypath" "$py" "$here/python_peers_bench.py" --out "$OUT/peers.jsonl" "${py_args[@]}"; then
     peers_args=(--peers "$OUT/peers.jsonl")
 elif [[ -s $OUT/peers.jsonl ]]; then
     echo "python_peers_bench.py failed: merging the lines it wrote" >&2
     peers_args=(--peers "$OUT/peers.jsonl")
 else
-    echo "python_peers_bench.py failed: the PyTorch and CV-CUDA columns stay empty" >&2
+    echo "python_peers_bench.py failed: the Python peers' columns stay empty" >&2
 fi
 "$B/bin/gaussian_bench" --out "$OUT" "${npp_args[@]}" "${peers_args[@]}" "$@"
