@@ -350,6 +350,45 @@ TEST_P(CudaImage_GaussianBlur_PathBoundaries, matches_cpu)
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_PathBoundaries,
     ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 2, 3, 4)));
 
+// 16U vertical sums are 32-bit integers on the fused paths (src/cuda/gaussian_depth.cuh): a 16-bit
+// pixel times taps that sum to 2^16 stays below 2^32. At the bound: images at 65535 and at the
+// extremes (0 / 65535 stripes), a kernel whose centre tap is all of 2^16 (tiny sigma), and the
+// radius at each end of the fused (1, 8) and large-radius (9, 128) kernels; exact against the CPU.
+TEST(CudaImage_GaussianBlur_PathBoundaries, sixteen_bit_sums_at_their_bound)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const Size size(1037, 301);
+    Mat maxed(size, CV_16UC1, cv::Scalar(65535)), stripes(size, CV_16UC1);
+    for (int y = 0; y < size.height; y++)
+        for (int x = 0; x < size.width; x++)
+            stripes.at<ushort>(y, x) = ((x / 3 + y / 2) % 2) ? 65535 : 0;
+    struct Case { Size ksize; double sigma; };
+    const Case cases[] = {{Size(3, 3), 0.01}, {Size(3, 3), 0}, {Size(17, 17), 0}, {Size(19, 19), 0},
+                          {Size(257, 257), 0}, {Size(257, 257), 1000}};
+    for (int cn : {1, 3})
+        for (const Mat& plane : {maxed, stripes})
+            for (const Case& k : cases)
+            {
+                Mat src;
+                cv::merge(std::vector<Mat>(cn, plane), src);
+                const int type = src.type();
+                SCOPED_TRACE(cv::format("%s ksize %d sigma %g, %s", cv::typeToString(type).c_str(), k.ksize.width,
+                                        k.sigma, plane.data == maxed.data ? "all 65535" : "0/65535 stripes"));
+                Mat cpu, out;
+                cv::GaussianBlur(src, cpu, k.ksize, k.sigma, k.sigma, cv::BORDER_REPLICATE);
+                GpuMat g(src), d;
+                cv::cuda::createGaussianBlur(type, -1, k.ksize, k.sigma, k.sigma, cv::BORDER_REPLICATE)->apply(g, d);
+                d.download(out);
+                EXPECT_TRUE(near(cpu, out, 0, "16U at the integer bound"));
+                if (plane.data == maxed.data)
+                {
+                    double lo = 0, hi = 0;
+                    cv::minMaxLoc(out.reshape(1), &lo, &hi);
+                    EXPECT_EQ(65535, lo);   // a constant image stays constant: no sum wrapped
+                }
+            }
+}
+
 // The cases of issue 14: 4-channel sigmas whose radius (123, 128, 124) leaves the large-radius
 // kernel no tile. CPU cv::GaussianBlur takes them; so must we, exactly for 8U. 1 and 3 channels of
 // the same sigma alongside (they were right before).

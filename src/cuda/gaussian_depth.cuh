@@ -7,8 +7,9 @@
 //   8U     fixed point, 8 bits      uint32 / uint16 / uint32 (exact)       float: DP4A integer sums (< 2^16); taps
 //                                                                          * 2^-16 (every partial sum exact); +0.5,
 //                                                                          round down
-//   16U    fixed point, 16 bits     uint32 / uint32 / uint64 (exact)       double: sums < 2^48 exact; taps * 2^-32;
-//                                                                          +0.5, round down
+//   16U    fixed point, 16 bits     uint32 / uint32 / uint64 (exact)       uint32 vertical sums (< 2^32, IMAD, exact);
+//                                                                          double horizontal: sums < 2^48 exact; taps
+//                                                                          * 2^-32; +0.5, round down
 //   16S    the CPU's float taps     float / float / float                  float; round half to even, saturate
 //   32F    float taps               float                                  float
 //   64F    the CPU's double taps    double                                 double
@@ -32,7 +33,7 @@ namespace cv { namespace cuda { namespace gaussian {
 template <int Depth> struct DepthPolicy;
 
 // Shared by the fixed-point depths: integer taps, a working type that holds every sum exactly.
-template <class SrcT, int Bits, class ScratchT, class ColAccT, class WorkT, int Depth>
+template <class SrcT, int Bits, class ScratchT, class ColAccT, class WorkT, class VertT, int Depth>
 struct FixedPointPolicy
 {
     typedef SrcT Src;
@@ -44,6 +45,8 @@ struct FixedPointPolicy
     typedef ColAccT ColAcc;
     // fused
     typedef WorkT Work;
+    /** The fused paths' vertical sums (8U: DP4A words instead). */
+    typedef VertT VerticalAcc;
     static constexpr int kRows = tile::stripRows(Depth);
     static constexpr double kFusedHorizontalScale = 1.0 / double(uint64_t(1) << (2 * Bits));
 
@@ -55,14 +58,17 @@ struct FixedPointPolicy
     __device__ static Work workInit(bool floatOutput) { return floatOutput ? Work(0) : Work(0.5); }
 };
 
-template <> struct DepthPolicy<CV_8U> : FixedPointPolicy<uint8_t, 8, uint16_t, uint32_t, float, CV_8U>
+template <> struct DepthPolicy<CV_8U> : FixedPointPolicy<uint8_t, 8, uint16_t, uint32_t, float, uint32_t, CV_8U>
 {
     // acc = s * 2^-16 + 0.5 in [0, 256): the bits of 2^23 + floor(acc) by one round-down add; the
     // low byte is the result (storeItem packs four of them with PRMT).
     __device__ static uint32_t byteOf(float acc) { return __float_as_uint(__fadd_rd(acc, 8388608.0f)); }
     __device__ static Src fromWork(float acc) { return static_cast<Src>(byteOf(acc) & 0xff); }
 };
-template <> struct DepthPolicy<CV_16U> : FixedPointPolicy<uint16_t, 16, uint32_t, uint64_t, double, CV_16U>
+// The vertical sums in 32-bit integers: a 16-bit pixel times taps that sum to 2^16 stays below 2^32,
+// so IMAD on the integer units is exact, takes the 16-bit loads without a conversion, and leaves the
+// FP64 units the horizontal pass only; each sum becomes a double (exactly) once, when it is stored.
+template <> struct DepthPolicy<CV_16U> : FixedPointPolicy<uint16_t, 16, uint32_t, uint64_t, double, uint32_t, CV_16U>
 {
     __device__ static Src fromWork(double acc) { return static_cast<Src>(__double2uint_rd(acc)); }
 };
@@ -78,6 +84,7 @@ struct RealPolicy
     typedef WorkT Scratch;
     typedef WorkT ColAcc;
     typedef WorkT Work;
+    typedef WorkT VerticalAcc;
     static constexpr int kRows = tile::stripRows(Depth);
     static constexpr double kFusedHorizontalScale = 1.0;
     __device__ static float toFloat(WorkT s) { return static_cast<float>(s); }

@@ -81,6 +81,33 @@ __device__ __noinline__ Four<W> load4Edge(const Src* row, int E, int Cn, int who
     return f;
 }
 
+// Four elements E..E+3 of a row by vector loads (the caller knows they lie inside the row and are
+// aligned: BlurCall::srcAligned4), converted to the working type.
+template <class Src, class W>
+__device__ __forceinline__ void load4Vec(const Src* row, int E, W (&x)[4])
+{
+    if (sizeof(Src) == 8)
+    {
+        const double2 a = __ldg(reinterpret_cast<const double2*>(row + E));
+        const double2 b = __ldg(reinterpret_cast<const double2*>(row + E) + 1);
+        x[0] = W(a.x); x[1] = W(a.y); x[2] = W(b.x); x[3] = W(b.y);
+    }
+    else if (sizeof(Src) == 4)
+    {
+        const float4 a = __ldg(reinterpret_cast<const float4*>(row + E));
+        x[0] = W(a.x); x[1] = W(a.y); x[2] = W(a.z); x[3] = W(a.w);
+    }
+    else
+    {
+        const uint2 a = __ldg(reinterpret_cast<const uint2*>(row + E));
+        Src s[4];
+        memcpy(s, &a, sizeof(a));
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            x[i] = W(s[i]);
+    }
+}
+
 template <class Src, class W>
 __device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool vec, int Cn, int wholeWidth, int border, W (&x)[4])
 {
@@ -94,26 +121,7 @@ __device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool
     }
     if (vec)
     {
-        if (sizeof(Src) == 8)
-        {
-            const double2 a = __ldg(reinterpret_cast<const double2*>(row + E));
-            const double2 b = __ldg(reinterpret_cast<const double2*>(row + E) + 1);
-            x[0] = W(a.x); x[1] = W(a.y); x[2] = W(b.x); x[3] = W(b.y);
-        }
-        else if (sizeof(Src) == 4)
-        {
-            const float4 a = __ldg(reinterpret_cast<const float4*>(row + E));
-            x[0] = W(a.x); x[1] = W(a.y); x[2] = W(a.z); x[3] = W(a.w);
-        }
-        else
-        {
-            const uint2 a = __ldg(reinterpret_cast<const uint2*>(row + E));
-            Src s[4];
-            memcpy(s, &a, sizeof(a));
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                x[i] = W(s[i]);
-        }
+        load4Vec<Src>(row, E, x);
         return;
     }
     const Four<W> f = load4Edge<Src, W>(row, E, Cn, wholeWidth, border);
@@ -172,14 +180,27 @@ __device__ __forceinline__ void storeVertical(const uint32_t (&acc)[kRows][4], f
     }
 }
 
-template <int kStride, int kRows, class W>
-__device__ __forceinline__ void storeVertical(const W (&acc)[kRows][4], W* vert)
+// The other depths: the sums (DepthPolicy::VerticalAcc) as working-type elements (16U: uint32 ->
+// double, exact).
+template <int kStride, int kRows, class A, class W>
+__device__ __forceinline__ void storeVertical(const A (&acc)[kRows][4], W* vert)
 {
 #pragma unroll
     for (int v = 0; v < kRows; v++)
 #pragma unroll
         for (int c = 0; c < 4; c++)
-            vert[v * kStride + 4 * threadIdx.x + c] = acc[v][c];
+            vert[v * kStride + 4 * threadIdx.x + c] = static_cast<W>(acc[v][c]);
+}
+
+// The vertical taps of a tap set (FusedTapsF/D, FusedLargeTapsT) in the type of the vertical sums
+// (DepthPolicy::VerticalAcc): the integer copy `vi` where the sums are integers (16U), else `v`.
+template <class A, class T>
+__device__ __forceinline__ const A* verticalTaps(const T& taps)
+{
+    if constexpr (std::is_same<A, uint32_t>::value)
+        return taps.vi;
+    else
+        return taps.v;
 }
 
 // One 16-byte shared load: 4 floats or 2 doubles.

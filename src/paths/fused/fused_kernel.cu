@@ -126,19 +126,49 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
         }
         else
         {
-            W acc[kRows][4];
-            fillAcc(acc, W(0));
-#pragma unroll
-            for (int j = 0; j < kRows + 2 * R; j++)
-            {
-                W x[4];
-                load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+            typedef typename D::VerticalAcc A;   // 16U: uint32 (exact), else W
+            A acc[kRows][4];
+            fillAcc(acc, A(0));
+            // Row j's four elements into the sums of the output rows it meets (in order of j). The
+            // taps are read by constant index from the parameter (16U: its integer copy).
+            auto accumulate = [&](int j, const A (&x)[4]) {
 #pragma unroll
                 for (int v = 0; v < kRows; v++)
                     if (j - v >= 0 && j - v <= 2 * R)
+                    {
+                        A t;
+                        if constexpr (std::is_same<A, W>::value)
+                            t = taps.v[j - v];
+                        else
+                            t = taps.vi[j - v];
 #pragma unroll
                         for (int c = 0; c < 4; c++)
-                            acc[v][c] += taps.v[j - v] * x[c];
+                            acc[v][c] += t * x[c];
+                    }
+            };
+            // 64F keeps the one loop: loads ahead of its double sums spill at the 128-register cap.
+            if (sizeof(Src) < 8 && vec && rowsInside)
+            {
+                // Straight-line vector loads (no edge call between them), so that the compiler
+                // issues them ahead of the arithmetic, as the 8U branch does explicitly.
+                const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep);
+#pragma unroll
+                for (int j = 0; j < kRows + 2 * R; j++)
+                {
+                    A x[4];
+                    load4Vec<Src>(reinterpret_cast<const Src*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
+                    accumulate(j, x);
+                }
+            }
+            else
+            {
+#pragma unroll
+                for (int j = 0; j < kRows + 2 * R; j++)
+                {
+                    A x[4];
+                    load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+                    accumulate(j, x);
+                }
             }
             storeVertical<G::kStride>(acc, vert);
         }
@@ -219,6 +249,8 @@ FusedTaps FusedPath::prepare(const FilterTaps& f)
         packCentred<Depth>(x, TapUse::FusedHorizontal, R, w.h);
         packCentred<Depth>(y, TapUse::FusedVertical, R, w.v);
     });
+    if (f.depth == CV_16U)
+        packCentred<CV_16U>(y, TapUse::FusedVertical, R, t.d.vi);
     if (f.depth == CV_8U)
     {
         // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside;

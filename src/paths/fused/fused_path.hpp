@@ -42,6 +42,7 @@ struct FusedTapsD
     int r = 0;
     double h[2 * FusedTapsF::kMaxR + 1] = {}; //!< 16U: fixed-point taps * 2^-32; 64F: the CPU's taps
     double v[2 * FusedTapsF::kMaxR + 1] = {};
+    uint32_t vi[2 * FusedTapsF::kMaxR + 1] = {};  //!< 16U: the vertical taps as integers (DepthPolicy::VerticalAcc)
 };
 struct FusedTaps
 {

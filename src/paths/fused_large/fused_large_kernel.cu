@@ -56,6 +56,7 @@ struct LargeGeometry
     static constexpr int kRing = kItem + 4 * Cn;                  // window elements held per chunk
     static constexpr int kUnroll = kRing / gcd(kRing, 4 * Cn);    // chunks until the ring repeats
     static constexpr int kVec = 16 / static_cast<int>(sizeof(W)); // elements per 16-byte shared load
+    static constexpr int kLoadBatch = 4;                          // source rows loaded ahead (non-8U vertical)
     static_assert(kRing % kVec == 0 && (4 * Cn) % kVec == 0, "ring loads are whole vectors");
     static_assert(kRows <= FusedLargeTapsT<W>::kRows, "tap ring");
     // Halo (elements each side): covers the padded tap extent (lead + 2r + 1 + trailing zeros).
@@ -71,6 +72,7 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
     typedef typename D::Work W;
     typedef LargeGeometry<Depth, Cn> G;
     constexpr int kRows = G::kRows;
+    constexpr int kLoadBatch = G::kLoadBatch;
     extern __shared__ __align__(16) unsigned char smemBytes[];
     W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
 
@@ -142,19 +144,44 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
         }
         else
         {
+            typedef typename D::VerticalAcc A;   // 16U: uint32 (exact), else W
             const int rows = kRows + 2 * R;
-            W acc[kRows][4];
-            fillAcc(acc, W(0));
+            A acc[kRows][4];
+            fillAcc(acc, A(0));
             // taps.v[kRows + k] = tap k, zero for k < 0 and k > 2R: row j meets output row v at tap j - v.
-            const W* tv = taps.v + FusedLargeTapsT<W>::kRows;
-            for (int j = 0; j < rows; j++)
+            const A* tv = verticalTaps<A>(taps) + FusedLargeTapsT<W>::kRows;
+            int j = 0;
+            if (fast)
             {
-                W x[4];
+                // kLoadBatch rows' loads in flight before their arithmetic (the kernel is latency-
+                // bound at 16 warps per SM); each sum still takes its rows in order j = 0, 1, ...
+                const Src* row0 = reinterpret_cast<const Src*>(base);
+                for (; j + kLoadBatch <= rows; j += kLoadBatch)
+                {
+                    A x[kLoadBatch][4];
+#pragma unroll
+                    for (int i = 0; i < kLoadBatch; i++)
+                        load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j + i) * static_cast<ptrdiff_t>(p.srcStep)), E, x[i]);
+#pragma unroll
+                    for (int i = 0; i < kLoadBatch; i++)
+#pragma unroll
+                        for (int v = 0; v < kRows; v++)
+                        {
+                            const A t = tv[j + i - v];
+#pragma unroll
+                            for (int c = 0; c < 4; c++)
+                                acc[v][c] += t * x[i][c];
+                        }
+                }
+            }
+            for (; j < rows; j++)
+            {
+                A x[4];
                 load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
 #pragma unroll
                 for (int v = 0; v < kRows; v++)
                 {
-                    const W t = tv[j - v];
+                    const A t = tv[j - v];
 #pragma unroll
                     for (int c = 0; c < 4; c++)
                         acc[v][c] += t * x[c];
@@ -256,6 +283,8 @@ FusedLargeTaps FusedLargePath::prepare(const FilterTaps& f)
         packCentred<Depth>(f.x, TapUse::FusedHorizontal, R, w.h + w.lead);
         packCentred<Depth>(f.y, TapUse::FusedVertical, R, w.v + FusedLargeTapsT<W>::kRows);
     });
+    if (f.depth == CV_16U)
+        packCentred<CV_16U>(f.y, TapUse::FusedVertical, R, t.d.vi + FusedLargeTapsT<double>::kRows);
     if (f.depth == CV_8U)
     {
         // A tap above a byte makes the path decline (PathQuery::verticalTapsFitByte).

@@ -40,6 +40,7 @@ struct FusedLargeTapsT
     alignas(16) W h[2 * kMaxR + 8] = {};           //!< horizontal; 8U: fixed point * 2^-16, 16U: * 2^-32
     alignas(16) W v[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< vertical (FMA path): v[kRows + k] = tap k, zeros around
     alignas(16) uint32_t vw[kWordRows][4] = {};    //!< 8U vertical DP4A words: vw[q + 3][ph] byte b = tapY[4q + b - ph]
+    alignas(16) uint32_t vi[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< 16U: v as integers (DepthPolicy::VerticalAcc)
 };
 struct FusedLargeTaps
 {
