@@ -54,3 +54,28 @@ def npp_cannot_run():
         return None
     return ("CUDA_FORCE_PTX_JIT=1 and NPP holds no PTX the driver can compile for sm_%d: %s"
             % (cc, "; ".join(unrunnable)))
+
+
+def torch_cannot_run():
+    """Why PyTorch's CUDA kernels cannot run on device 0 under this process's driver settings, or None.
+
+    As for NPP (npp_cannot_run): only CUDA_FORCE_PTX_JIT=1 is considered. PyTorch's wheels carry
+    machine code for their architectures and PTX only where torch.cuda.get_arch_list() names a
+    compute_XY; with none at or below the GPU's, forced JIT leaves PyTorch no kernel to run (its
+    first operation fails with "no kernel image is available"). None without PyTorch or a GPU."""
+    if os.environ.get("CUDA_FORCE_PTX_JIT", "0") in ("", "0") or not gpu_available():
+        return None
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            return None
+        major, minor = torch.cuda.get_device_capability(0)
+        archs = torch.cuda.get_arch_list()
+    except Exception:   # no PyTorch, or one that cannot report: the tests that need it skip anyway
+        return None
+    cc = 10 * major + minor
+    ptx = [a for a in archs if a.startswith("compute_") and a[8:].isdigit() and int(a[8:]) <= cc]
+    if ptx:
+        return None
+    return ("CUDA_FORCE_PTX_JIT=1 and PyTorch %s holds no PTX the driver can compile for sm_%d (its "
+            "architectures: %s)" % (torch.__version__, cc, " ".join(archs) or "none"))

@@ -21,7 +21,7 @@ import unittest
 import numpy as np
 import cv2
 
-from cudaimage_test_support import find_samples, gpu_available
+from cudaimage_test_support import find_samples, gpu_available, torch_cannot_run
 
 
 SAMPLES = find_samples("blur_demo.py")
@@ -129,6 +129,8 @@ class BlurDemoTest(unittest.TestCase):
 @unittest.skipIf(SAMPLES is None, "samples/python/pipeline_cupy_torch.py not found (set CUDAIMAGE_SAMPLES_DIR)")
 class PipelineCupyTorchTest(unittest.TestCase):
     def test_pipeline(self):
+        if torch_cannot_run():   # the sample's PyTorch step would fail, not skip
+            self.skipTest(torch_cannot_run())
         with tempfile.TemporaryDirectory() as d:
             result_path = os.path.join(d, "result.png")
             out = run_sample(self, "pipeline_cupy_torch.py", "--output", result_path)

@@ -14,7 +14,7 @@ import unittest
 import numpy as np
 import cv2
 
-from cudaimage_test_support import gpu_available
+from cudaimage_test_support import gpu_available, torch_cannot_run
 
 try:
     import cupy
@@ -341,6 +341,8 @@ class SyncedMatGpuTest(unittest.TestCase):
 
     @unittest.skipIf(torch is None or not (torch is not None and torch.cuda.is_available()), "needs PyTorch with CUDA")
     def test_torch_reads_without_copy(self):
+        if torch_cannot_run():
+            self.skipTest(torch_cannot_run())
         a = self.rng.integers(0, 256, (40, 30, 4), dtype=np.uint8)
         m = SM(a)
         t = torch.from_dlpack(m)
@@ -354,6 +356,8 @@ class SyncedMatGpuTest(unittest.TestCase):
 
     @unittest.skipIf(torch is None or not (torch is not None and torch.cuda.is_available()), "needs PyTorch with CUDA")
     def test_torch_probe_read_and_write_counts(self):
+        if torch_cannot_run():
+            self.skipTest(torch_cannot_run())
         a = self.rng.integers(0, 200, (40, 30, 4), dtype=np.uint8)
         m = SM(a)
         self.assertFalse(hasattr(m, "__cuda_array_interface__"))   # what torch.as_tensor asks first
