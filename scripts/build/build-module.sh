@@ -9,6 +9,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 bash "$CUDAIMAGE_REPO/scripts/build/build-opencv.sh"
 
 step "module build: cudaimage in $OPENCV_BUILD"
+# One lock over the reconfigure, the build and the stubs: clones share the tree, and another clone's
+# reconfigure between this one's and its build would build that clone's sources here. Released when
+# this script exits.
+exec {lock_fd}>"$BUILD_LOCK"
+flock -n "$lock_fd" || { echo "  waiting for $BUILD_LOCK (another build of this tree is running)"; flock "$lock_fd"; }
 # The tree remembers the module path of the clone that configured it; point it at this clone
 # (OpenCV globs our sources at configure time, so reconfigure every time: a few seconds).
 cmake "$OPENCV_BUILD" -DOPENCV_EXTRA_MODULES_PATH="$OPENCV_EXTRA_WITH_CUDAIMAGE" > "$OPENCV_ROOT/reconfigure.log" 2>&1 \
@@ -21,14 +26,13 @@ if [[ -f $gen ]] && grep '^#include "/' "$gen" | grep '/modules/cudaimage/' | gr
     rm -f "$gen"
 fi
 export NINJA_STATUS="[%f/%t %es] "
-flock "$BUILD_LOCK" \
-    cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_cudaimage_blur opencv_python3
+cmake --build "$OPENCV_BUILD" --target opencv_cudaimage opencv_test_cudaimage opencv_perf_cudaimage opencv_cudaimage_blur opencv_python3
 
 # Typing stubs for cv2 (cv2/**/*.pyi, py.typed) in the loader package, which the wheel and the GPU
 # bundle copy: OpenCV's generator, run again on the headers the build listed, with the predefined
 # types of modules not built left out (OpenCV's own run fails on them; see the script).
 step "typing stubs: OpenCV's generator (scripts/build/cv2_typing_stubs.py)"
-flock "$BUILD_LOCK" "$VENV/bin/python" "$CUDAIMAGE_REPO/scripts/build/cv2_typing_stubs.py" \
+"$VENV/bin/python" "$CUDAIMAGE_REPO/scripts/build/cv2_typing_stubs.py" \
     --opencv-src "$OPENCV_SRC" --bindings-dir "$OPENCV_BUILD/modules/python_bindings_generator" \
     --loader "$OPENCV_BUILD/python_loader/cv2" --python-submodule cudaimage
 echo "module build ready: $OPENCV_BUILD/bin/opencv_test_cudaimage"
