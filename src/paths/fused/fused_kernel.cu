@@ -14,8 +14,9 @@
 // instruction) on 4x4-transposed source bytes against phase-shifted tap words; the sum, below
 // 2^16, comes out as the bits of the float 2^23 + sum, so one FADD converts it; horizontal in FP32
 // with the taps scaled by 2^-16 (every partial sum is a multiple of 2^-16 below 256: exact); the
-// final (s + 2^15) >> 16 is one round-down FADD against 2^23. 16U uses double (sums below 2^48 are
-// exact), 16S and 32F float, 64F double: same order of taps as the two-pass path up to rounding.
+// final (s + 2^15) >> 16 is one round-down FADD against 2^23. 16U sums its columns in 32-bit
+// integers (below 2^32: exact) and its rows in double (below 2^48: exact); 16S and 32F use float,
+// 64F double: same order of taps as the two-pass path up to rounding.
 //
 // Not in place: a block reads rows other blocks write. Radius R = max(rx, ry) is a template
 // parameter (1..8); the shorter direction's taps are zero-padded to 2R+1.

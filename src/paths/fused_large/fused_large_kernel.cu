@@ -6,8 +6,9 @@
 //
 //   vertical: a thread owns 4 elements x kRows output rows; the input rows stream through it. 8U
 //     takes them 4 at a time (4x4 byte transpose, then DP4A against tap words vw[g - a + 3][ph],
-//     kept in a 4-entry register ring unrolled by 4); the other depths take one row at a time,
-//     tap j - v for output row v read from the zero-padded parameter array.
+//     kept in a 4-entry register ring unrolled by 4); the other depths load kLoadBatch rows ahead
+//     of their arithmetic (one row at a time at the image's edges), tap j - v for output row v
+//     read from the zero-padded parameter array; 16U sums in 32-bit integers (taps `vi`).
 //   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
 //     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
 //     chunk, unrolled so that every ring index is a constant (no moves).
