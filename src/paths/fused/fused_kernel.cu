@@ -137,11 +137,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
                 for (int v = 0; v < kRows; v++)
                     if (j - v >= 0 && j - v <= 2 * R)
                     {
-                        A t;
-                        if constexpr (std::is_same<A, W>::value)
-                            t = taps.v[j - v];
-                        else
-                            t = taps.vi[j - v];
+                        const A t = verticalTaps<A>(taps)[j - v];
 #pragma unroll
                         for (int c = 0; c < 4; c++)
                             acc[v][c] += t * x[c];
