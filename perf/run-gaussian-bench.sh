@@ -47,13 +47,9 @@ if [[ -n ${PEER_WHEELS:-} ]]; then
     wheels=("$PEER_WHEELS"/*.whl)
     if [[ ! -f ${wheels[0]} ]]; then
         echo "PEER_WHEELS=$PEER_WHEELS holds no wheels: peers from it say 'not run'" >&2
-    elif "$py" -m pip --version >/dev/null 2>&1; then
+    else
         PIP_ROOT_USER_ACTION=ignore "$py" -m pip install --no-deps --no-index --disable-pip-version-check --quiet \
             --target "$peer_site" "${wheels[@]}" || echo "PEER_WHEELS: pip install failed" >&2
-    else  # no pip: a wheel's files unpacked into a folder on the path import as installed ones
-        echo "PEER_WHEELS: $py has no pip: unpacking the wheels" >&2
-        "$py" -c 'import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]' \
-            "$peer_site" "${wheels[@]}" || echo "PEER_WHEELS: unpacking failed" >&2
     fi
     installed=$(compgen -G "$peer_site/*.dist-info" | sed 's|.*/||; s/\.dist-info$//' | paste -sd ' ' -) || true
     echo "PEER_WHEELS: ${installed:-nothing} installed for python_peers_bench.py" >&2

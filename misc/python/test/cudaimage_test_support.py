@@ -26,6 +26,11 @@ def find_samples(marker):
     return None
 
 
+def _forced_ptx_jit():
+    """Whether CUDA_FORCE_PTX_JIT=1 makes the driver refuse machine code on a visible GPU."""
+    return os.environ.get("CUDA_FORCE_PTX_JIT", "0") not in ("", "0") and gpu_available()
+
+
 def npp_cannot_run():
     """Why NPP's own kernels cannot run on device 0 under this process's driver settings, or None.
 
@@ -34,22 +39,23 @@ def npp_cannot_run():
     for an older GPU. OpenCV's NPP-backed functions then fail with "no kernel image"; cudaimage's
     and OpenCV's own kernels still run from their PTX. Without the variable NPP's machine code
     (sm_75 ... sm_121) is used and a failure is a failure."""
-    if os.environ.get("CUDA_FORCE_PTX_JIT", "0") in ("", "0") or not gpu_available():
+    if not _forced_ptx_jit():
         return None
     import cv2
     from cv2.cudaimage import info
-    info_dev = cv2.cuda.DeviceInfo(0)
-    cc = info_dev.majorVersion() * 10 + info_dev.minorVersion()
-    # libnppc (NPP's core: versions, stream contexts) holds no image kernels.
-    npp = [p for p in info.loaded_libraries()
-           if os.path.basename(p).startswith("libnpp") and not os.path.basename(p).startswith("libnppc")]
+    dev = cv2.cuda.DeviceInfo(0)
+    cc = dev.majorVersion() * 10 + dev.minorVersion()
     unrunnable = []
-    for path in npp:
+    for path in info.loaded_libraries():
+        name = os.path.basename(path)
+        # libnppc (NPP's core: versions, stream contexts) holds no image kernels.
+        if not name.startswith("libnpp") or name.startswith("libnppc"):
+            continue
         entries = list(info.fatbin_entries(path))
-        ptx = sorted({arch for kind, arch in entries if kind == 1})
-        if not [a for a in ptx if a <= cc] and entries:
-            unrunnable.append("%s (PTX %s)" % (os.path.basename(path),
-                                               ", ".join("compute_%d" % a for a in ptx) or "none"))
+        code = info.DeviceCode(path, tuple(sorted({a for k, a in entries if k == 2})),
+                               tuple(sorted({a for k, a in entries if k == 1})))
+        if entries and info.code_for(code, cc, force_ptx=True)[0] == "none":
+            unrunnable.append("%s (PTX %s)" % (name, info.arch_list(code.ptx, "compute")))
     if not unrunnable:
         return None
     return ("CUDA_FORCE_PTX_JIT=1 and NPP holds no PTX the driver can compile for sm_%d: %s"
@@ -63,7 +69,7 @@ def torch_cannot_run():
     machine code for their architectures and PTX only where torch.cuda.get_arch_list() names a
     compute_XY; with none at or below the GPU's, forced JIT leaves PyTorch no kernel to run (its
     first operation fails with "no kernel image is available"). None without PyTorch or a GPU."""
-    if os.environ.get("CUDA_FORCE_PTX_JIT", "0") in ("", "0") or not gpu_available():
+    if not _forced_ptx_jit():
         return None
     try:
         import torch
