@@ -17,7 +17,7 @@
 #   run-all.sh  run-sanitizers.sh  MANIFEST.txt  checks/cv2_check.py
 #   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage-blur (the tool, module
 #                 build), gaussian_bench (perf/), cudaimage_test (standalone)
-#   perf/         run-gaussian-bench.sh and npp_gaussian_bench.cu: `perf/run-gaussian-bench.sh . OUT`
+#   perf/         run-gaussian-bench.sh, npp_gaussian_bench.cu, python_peers_bench.py: `perf/run-gaussian-bench.sh . OUT`
 #   bin/samples/  the C++ samples blur, pipeline, video_blur (standalone build)
 #   lib/          libopencv_*.so.501 (or .414), libcudaimage.so.* (standalone), under their SONAMEs
 #   lib/carried/  every other library ldd resolves on this machine (libjpeg.so.62, libpng16.so.16,
@@ -90,7 +90,7 @@ fi
 bash "$CUDAIMAGE_REPO/perf/build-gaussian-bench.sh"
 cp "$CUDAIMAGE_REPO/out/gaussian_bench" "$stage/bin/"
 mkdir -p "$stage/perf"
-cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$CUDAIMAGE_REPO/perf/dask_bench.py" "$stage/perf/"
+cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$CUDAIMAGE_REPO/perf/dask_bench.py" "$CUDAIMAGE_REPO/perf/python_peers_bench.py" "$stage/perf/"
 cp "$CUDAIMAGE_REPO/scripts/gpu/run-sanitizers.sh" "$stage/"
 # C++ samples: built by the standalone build only (top-level CMakeLists.txt).
 sample_bins=()
