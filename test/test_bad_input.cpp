@@ -451,7 +451,7 @@ TEST(CudaImage_BadInputGpu, wide_row_scratch_overflow)
     }
     catch (const cv::Exception& e)
     {
-        std::cout << "[ BADINPUT ] wide_row_scratch_overflow | " << e.code << " | " << e.err << std::endl;
+        std::cout << "[ BADINPUT ] wide_row_scratch_overflow | " << int(e.code) << " | " << e.err << std::endl;
         EXPECT_NE(cv::Error::GpuApiCallError, e.code) << "a CUDA error, not an argument check: " << e.what();
     }
 }

@@ -246,21 +246,25 @@ void expectOnAndOffMatchCpu(const Mat& parent, const cv::Rect& roiRect, int r, i
 
 // Every radius 1..128 on an image at least two tiles wide and tall enough for strips whose source rows are all
 // inside (the kernel's fast loads) besides the edge strips, and on a sub-matrix of it (unaligned
-// rows: the byte-wise loads and stores), with the path on and off, every border.
-TEST(CudaImage_GaussianTensorCores, every_radius_matches_cpu_with_the_path_on_and_off)
+// rows: the byte-wise loads and stores), with the path on and off, every border. One test per
+// radius, so that gtest shards (and sanitizer runs split over shards) can spread the sweep.
+typedef ::testing::TestWithParam<int> CudaImage_GaussianTensorCores_EveryRadius;
+
+TEST_P(CudaImage_GaussianTensorCores_EveryRadius, matches_cpu_with_the_path_on_and_off)
 {
     CUDAIMAGE_REQUIRE_GPU();
+    const int r = GetParam();
     cv::RNG rng(2026);
     const Mat parent = randomMat(Size(1100, 420), CV_8UC1, rng);
     const cv::Rect roiRect(3, 2, 1093, 411);
     const int borders[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT, cv::BORDER_CONSTANT};
-    for (int r = Tile::kMinR; r <= Tile::kMaxR; r++)
-    {
-        const int border = borders[r % 4];
-        SCOPED_TRACE(cv::format("radius %d, border %d", r, border));
-        expectOnAndOffMatchCpu(parent, roiRect, r, border);
-    }
+    const int border = borders[r % 4];
+    SCOPED_TRACE(cv::format("radius %d, border %d", r, border));
+    expectOnAndOffMatchCpu(parent, roiRect, r, border);
 }
+
+INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianTensorCores_EveryRadius,
+                        ::testing::Range(int(Tile::kMinR), int(Tile::kMaxR) + 1));
 
 // 2, 3 and 4 channels at every radius where the path's choice or geometry changes (the small and
 // large CUDA-core kernels' boundary 8/9, one to two and two to three vertical chunks 8/9 and 24/25,

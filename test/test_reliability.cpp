@@ -568,7 +568,7 @@ TEST(CudaImage_NoDevice, calls_that_need_cuda_raise_cv_exception)
         }
         catch (const cv::Exception& e)
         {
-            std::cout << "[ NODEVICE ] " << what << " | " << e.code << " | " << e.err << std::endl;
+            std::cout << "[ NODEVICE ] " << what << " | " << int(e.code) << " | " << e.err << std::endl;
         }
     };
     Stream header = cv::cuda::wrapStream(0);   // makes no CUDA call
