@@ -17,7 +17,9 @@ B=$(cd "$1" && pwd); OUT=${2:-$PWD}; shift $(( $# >= 2 ? 2 : 1 ))
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-export LD_LIBRARY_PATH="$B/lib:$B/lib/carried${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The libraries as run-all.sh has them (the bundle's bundle-libs.sh).
+# shellcheck source=../scripts/gpu/bundle/bundle-libs.sh
+source "$B/bundle-libs.sh" && use_bundle_libraries "$B"
 npp_args=()
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 if [[ -x $nvcc ]] && ls "$(dirname "$nvcc")"/../lib64/libnppif.so* >/dev/null 2>&1; then

@@ -6,6 +6,7 @@
 #include "gaussian_path_ids.hpp"
 
 #include <cstdlib>
+#include <tuple>
 
 namespace opencv_test { namespace {
 
@@ -269,23 +270,27 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianTensorCores_EveryRadius,
 // 2, 3 and 4 channels at every radius where the path's choice or geometry changes (the small and
 // large CUDA-core kernels' boundary 8/9, one to two and two to three vertical chunks 8/9 and 24/25,
 // the 4-channel halo's alignment 116/117 and tile limit 122, the largest radius) and a spread
-// between, with the path on and off, on a sub-matrix too.
-TEST(CudaImage_GaussianTensorCores, channels_match_cpu_with_the_path_on_and_off)
+// between, with the path on and off, on a sub-matrix too. One test per channel count and radius,
+// so that shards spread them.
+typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianTensorCores_Channels;
+
+TEST_P(CudaImage_GaussianTensorCores_Channels, match_cpu_with_the_path_on_and_off)
 {
     CUDAIMAGE_REQUIRE_GPU();
-    cv::RNG rng(2027);
-    for (int cn = 2; cn <= 4; cn++)
-    {
-        const Mat parent = randomMat(Size(700, 300), CV_8UC(cn), rng);
-        const cv::Rect roiRect(1, 3, 695, 290);
-        for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17, 24, 25, 31, 45, 64, 90, 116, 117, 121, 122, 123, 128})
-        {
-            const int border = r % 2 ? cv::BORDER_REPLICATE : cv::BORDER_REFLECT_101;
-            SCOPED_TRACE(cv::format("%d channels, radius %d, border %d", cn, r, border));
-            expectOnAndOffMatchCpu(parent, roiRect, r, border);
-        }
-    }
+    const int cn = std::get<0>(GetParam());
+    const int r = std::get<1>(GetParam());
+    cv::RNG rng(2027 + cn);
+    const Mat parent = randomMat(Size(700, 300), CV_8UC(cn), rng);
+    const cv::Rect roiRect(1, 3, 695, 290);
+    const int border = r % 2 ? cv::BORDER_REPLICATE : cv::BORDER_REFLECT_101;
+    SCOPED_TRACE(cv::format("%d channels, radius %d, border %d", cn, r, border));
+    expectOnAndOffMatchCpu(parent, roiRect, r, border);
 }
+
+INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianTensorCores_Channels,
+                        ::testing::Combine(::testing::Values(2, 3, 4),
+                                           ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17, 24, 25, 31, 45, 64, 90,
+                                                             116, 117, 121, 122, 123, 128)));
 
 // A destination that is a sub-matrix at an odd column (no 16-byte stores), BORDER_WRAP (against
 // the reference model, as the CPU rejects it), and a CV_32F destination (unrounded: the CUDA-core

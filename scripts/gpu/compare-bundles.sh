@@ -41,7 +41,9 @@ for ((i = 1; i <= runs; i++)); do
     for which in base new; do
         B=$work/$which/cudaimage-gpu-bundle
         s=$(date +%s)
-        LD_LIBRARY_PATH=$B/lib:$B/lib/carried "$B/bin/gaussian_bench" --ours-only --out "$OUT/bench-$which-$i" \
+        # Each bundle with its own libraries (bundle-libs.sh), in a subshell.
+        (source "$B/bundle-libs.sh" && use_bundle_libraries "$B" \
+            && exec "$B/bin/gaussian_bench" --ours-only --out "$OUT/bench-$which-$i") \
             > "$OUT/bench-$which-$i.txt" 2>&1 || failed=1
         echo "$which run $i: $(( $(date +%s) - s )) s"
     done

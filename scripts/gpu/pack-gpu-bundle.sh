@@ -14,7 +14,7 @@
 #                    OPENCV_LINE=5.1 only), run by run-all.sh as parts of those names.
 #
 # Bundle layout (cudaimage-gpu-bundle/):
-#   run-all.sh  run-sanitizers.sh  MANIFEST.txt  checks/cv2_check.py
+#   run-all.sh  bundle-libs.sh  run-sanitizers.sh  MANIFEST.txt  checks/cv2_check.py
 #   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage-blur (the tool, module
 #                 build), gaussian_bench (perf/), cudaimage_test (standalone)
 #   perf/         run-gaussian-bench.sh, npp_gaussian_bench.cu, python_peers_bench.py: `perf/run-gaussian-bench.sh . OUT`
@@ -60,7 +60,7 @@ cv2_extension >/dev/null
 step "1/5 stage $stage"
 rm -rf "$stage"
 mkdir -p "$stage"/{bin/samples,lib/carried,lib/python,checks,python-tests,python-support,samples}
-cp "$CUDAIMAGE_REPO/scripts/gpu/bundle/run-all.sh" "$stage/"
+cp "$CUDAIMAGE_REPO/scripts/gpu/bundle/run-all.sh" "$CUDAIMAGE_REPO/scripts/gpu/bundle/bundle-libs.sh" "$stage/"
 cp "$CUDAIMAGE_REPO/scripts/gpu/bundle/cv2_check.py" "$stage/checks/"
 chmod +x "$stage/run-all.sh"
 cp "$OPENCV_BUILD/bin/opencv_test_cudaimage" "$OPENCV_BUILD/bin/opencv_perf_cudaimage" "$stage/bin/"

@@ -34,14 +34,8 @@ if [[ -n $bundle ]]; then
     B=$(cd "$bundle" && pwd)
     bin=$B/bin/opencv_test_cudaimage
     [[ -x $bin ]] || { echo "error: no $bin (is $bundle an unpacked GPU bundle?)" >&2; exit 2; }
-    # As run-all.sh: the bundle's OpenCV first; a carried system library only where the host lacks it.
-    export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    missing=$(ldd "$bin" 2>/dev/null | awk '/not found/ {print $1}' || true)
-    if [[ -n $missing ]]; then
-        active=$(mktemp -d)
-        for so in $missing; do [[ -e $B/lib/carried/$so ]] && ln -s "$B/lib/carried/$so" "$active/$so"; done
-        export LD_LIBRARY_PATH="$B/lib:$active:$LD_LIBRARY_PATH"
-    fi
+    # The libraries as run-all.sh has them (the bundle's bundle-libs.sh).
+    source "$B/bundle-libs.sh" && use_bundle_libraries "$B"
 else
     source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
     bin=$OPENCV_BUILD/bin/opencv_test_cudaimage

@@ -85,15 +85,9 @@ if [[ -z $cs ]]; then
 fi
 [[ -n $cs && -x $cs ]] || { echo "error: compute-sanitizer not found (PATH, /usr/local/cuda/bin); set COMPUTE_SANITIZER" >&2; exit 2; }
 
-# Libraries as run-all.sh sets them: the bundle's OpenCV first; a carried system library only where
-# the host lacks it.
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-missing=$(ldd "$bin" 2>/dev/null | awk '/not found/ {print $1}' || true)
-if [[ -n $missing ]]; then
-    active=$(mktemp -d)
-    for so in $missing; do [[ -e $B/lib/carried/$so ]] && ln -s "$B/lib/carried/$so" "$active/$so"; done
-    export LD_LIBRARY_PATH="$B/lib:$active:$LD_LIBRARY_PATH"
-fi
+# The libraries as run-all.sh has them (the bundle's bundle-libs.sh).
+# shellcheck source=bundle/bundle-libs.sh
+source "$B/bundle-libs.sh" && use_bundle_libraries "$B" || exit 2
 export CUDAIMAGE_FUZZ_CASES=${CUDAIMAGE_FUZZ_CASES:-100}
 export CUDAIMAGE_STRESS_OPS=${CUDAIMAGE_STRESS_OPS:-400}
 

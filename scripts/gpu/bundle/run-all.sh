@@ -39,54 +39,11 @@ fi
 export REQUIRE_GPU
 
 # --- libraries ----------------------------------------------------------------------------------
-# lib/: OpenCV and cudaimage, always first. lib/carried/: everything else the binaries needed on
-# the build machine (libjpeg.so.62, libpng16.so.16, ...). A carried library shadows the host's
-# copy for every program started from here, Python's other extensions included (PyTorch, CuPy),
-# so by default one is used only where the host has no library of that name.
-ld_cache=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null)   # once; grep -q on a pipe + pipefail = SIGPIPE
-host_lib_dir() {   # prints where the host's dynamic linker would find $1 ("system" for ld.so.cache)
-    local so=$1 d
-    grep -qF "	$so (" <<<"$ld_cache" && { echo system; return 0; }
-    local IFS=:
-    for d in ${LD_LIBRARY_PATH:-} /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-        [[ -n $d && -e $d/$so ]] && { echo "$d"; return 0; }
-    done
-    return 1
-}
-active=$B/lib/active
-{ rm -rf "$active" && mkdir -p "$active"; } 2>/dev/null || active=$(mktemp -d)
-extra_dirs=
+# lib/ first, a carried system library only where the host lacks it, the host's NPP (bundle-libs.sh).
 lib_report=$OUT/libraries.txt
-: > "$lib_report"
-for f in "$B"/lib/carried/*; do
-    [[ -e $f ]] || continue
-    so=${f##*/}
-    where=
-    case ${CUDAIMAGE_CARRIED_LIBS:-auto} in
-        all) ;;
-        none) where=host ;;
-        *) where=$(host_lib_dir "$so") ;;
-    esac
-    if [[ -z $where ]]; then
-        ln -s "$f" "$active/$so"
-        echo "$so: carried (bundle)" >> "$lib_report"
-    else
-        echo "$so: host ($where)" >> "$lib_report"
-        [[ $where == /* && ":${LD_LIBRARY_PATH:-}:" != *":$where:"* ]] && extra_dirs+=":$where"
-    fi
-done
-# NPP 13 is not carried (too large): the host's, from its CUDA 13 toolkit or NVIDIA's nvidia-npp
-# wheel ($NPP_LIB_DIR names another folder).
-if npp_dir=$(host_lib_dir libnppc.so.13); then
-    [[ $npp_dir == /* && ":${LD_LIBRARY_PATH:-}:$extra_dirs:" != *":$npp_dir:"* ]] && extra_dirs+=":$npp_dir"
-    echo "libnpp*.so.13: host ($npp_dir)" >> "$lib_report"
-elif [[ -n ${NPP_LIB_DIR:-} && -e $NPP_LIB_DIR/libnppc.so.13 ]]; then
-    extra_dirs+=":$NPP_LIB_DIR"
-    echo "libnpp*.so.13: $NPP_LIB_DIR" >> "$lib_report"
-else
-    echo "libnpp*.so.13: NOT FOUND (install CUDA 13's NPP or nvidia-npp, or set NPP_LIB_DIR)" | tee -a "$lib_report" >&2
-fi
-export LD_LIBRARY_PATH="$B/lib:$active${extra_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# shellcheck source=bundle-libs.sh
+source "$B/bundle-libs.sh" || { echo "no $B/bundle-libs.sh (is this a whole bundle?)" >&2; exit 2; }
+use_bundle_libraries "$B" "$lib_report"
 # Our cv2 before any installed one (the GPU machine's pip opencv 5 included); python-support holds
 # helpers the tests import (OpenCV's tests_common.py).
 export PYTHONPATH="$B/lib/python:$B/python-support${PYTHONPATH:+:$PYTHONPATH}"
