@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -325,6 +326,17 @@ std::string jsonEscape(const std::string& s)
 }
 // ---- end of the peers JSON lines block ----
 
+// The whole text to path; false (and a message) if it could not be written.
+bool writeText(const std::string& path, const std::string& text)
+{
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.close();
+    if (!f)
+        fprintf(stderr, "error: cannot write %s\n", path.c_str());
+    return static_cast<bool>(f);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -616,9 +628,11 @@ int main(int argc, char** argv)
     }
     js << "\n}\n";
     const std::string base = outDir + "/gaussian-" + date;
-    std::ofstream(base + ".md") << md.str();
-    std::ofstream(base + ".json") << js.str();
     printf("%s", md.str().c_str());
+    std::error_code dirError;
+    std::filesystem::create_directories(outDir, dirError);   // --out may name a folder not made yet
+    if (!writeText(base + ".md", md.str()) || !writeText(base + ".json", js.str()))
+        return 1;
     fprintf(stderr, "wrote %s.md and %s.json\n", base.c_str(), base.c_str());
     return 0;
 }

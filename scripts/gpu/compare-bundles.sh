@@ -41,6 +41,7 @@ for ((i = 1; i <= runs; i++)); do
     for which in base new; do
         B=$work/$which/cudaimage-gpu-bundle
         s=$(date +%s)
+        mkdir -p "$OUT/bench-$which-$i"   # gaussian_bench writes its .md and .json there
         # Each bundle with its own libraries (bundle-libs.sh), in a subshell.
         (source "$B/bundle-libs.sh" && use_bundle_libraries "$B" \
             && exec "$B/bin/gaussian_bench" --ours-only --out "$OUT/bench-$which-$i") \
@@ -57,6 +58,8 @@ def cells(which, i):
     return {(c["type"], c["sigma"]): c for c in json.load(open(f[0]))["cells"]} if f else {}
 b = [cells("base", i) for i in range(1, runs + 1)]
 n = [cells("new", i) for i in range(1, runs + 1)]
+if not all(b) or not all(n):
+    sys.exit("error: a run wrote no JSON (see %s/bench-*-*.txt)" % out)
 print("# `gaussian_bench --ours-only`: %s against %s, alternating, %d runs each\n" % (new, base, runs))
 print("| type | sigma | %s ms | %s ms | change of the means | %% of copy before -> after |" % (base, new))
 print("|---|---|---|---|---|---|")
@@ -70,6 +73,7 @@ for key in b[0]:   # the bench's order
           " / ".join("%.3f" % t for t in nt), 100 * (mn / mb - 1), 100 * b[0][key]["fraction_of_copy"],
           100 * n[0][key]["fraction_of_copy"]))
 PY
+[[ ${PIPESTATUS[0]} == 0 ]] || failed=1
 grep -h '^3840x2160' "$OUT"/bench-*-*.txt | sed 's/^/4K: /'
 rm -rf "$work"
 exit $failed

@@ -36,9 +36,9 @@
 # 141 s, synccheck 122 s, initcheck 309 s, racecheck ~480 s (Large/9, 64F x 3 channels, alone 48 s).
 # Each tool in its own process (TOOLS=racecheck ...), all four at once, fits a 10-minute call per set.
 # gaussian under racecheck (2026-12-03, alone, SHARDS=16): 135 tests passed in 375 s; the Large
-# instances take 66-114 s each and the tensor-core channel sweep over 500 s, so the whole set needs
-# two 10-minute calls (split GTEST_FILTER). The every-radius sweep is one test per radius: its 128
-# tests take 57 s under racecheck with SHARDS=16 (2026-12-04). Sanitizers of 14 shards at once (racecheck and memcheck
+# instances take 66-114 s each, so the whole set needs two 10-minute calls (split GTEST_FILTER). The
+# tensor-core sweeps are one test per case: under racecheck with SHARDS=16 the every-radius sweep's
+# 128 tests take 57 s, the channel sweep's 72 56 s (2026-12-04). Sanitizers of 14 shards at once (racecheck and memcheck
 # together) finished neither in 330 s: run one tool at a time.
 set -uo pipefail
 
