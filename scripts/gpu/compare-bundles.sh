@@ -41,7 +41,9 @@ for ((i = 1; i <= runs; i++)); do
     for which in base new; do
         B=$work/$which/cudaimage-gpu-bundle
         s=$(date +%s)
-        mkdir -p "$OUT/bench-$which-$i"   # gaussian_bench writes its .md and .json there
+        # gaussian_bench writes its .md and .json there (a base bundle's older gaussian_bench does not
+        # create the folder itself).
+        mkdir -p "$OUT/bench-$which-$i"
         # Each bundle with its own libraries (bundle-libs.sh), in a subshell.
         (source "$B/bundle-libs.sh" && use_bundle_libraries "$B" \
             && exec "$B/bin/gaussian_bench" --ours-only --out "$OUT/bench-$which-$i") \

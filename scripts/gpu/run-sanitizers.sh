@@ -38,8 +38,8 @@
 # gaussian under racecheck (2026-12-03, alone, SHARDS=16): 135 tests passed in 375 s; the Large
 # instances take 66-114 s each, so the whole set needs two 10-minute calls (split GTEST_FILTER). The
 # tensor-core sweeps are one test per case: under racecheck with SHARDS=16 the every-radius sweep's
-# 128 tests take 57 s, the channel sweep's 72 56 s (2026-12-04). Sanitizers of 14 shards at once (racecheck and memcheck
-# together) finished neither in 330 s: run one tool at a time.
+# 128 tests take 57 s, the channel sweep's 72 56 s (2026-12-04). Sanitizers of 14 shards at once
+# (racecheck and memcheck together) finished neither in 330 s: run one tool at a time.
 set -uo pipefail
 
 [[ $# -ge 1 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }

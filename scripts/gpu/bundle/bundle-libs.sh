@@ -30,12 +30,9 @@ _bundle_host_lib_dir() {   # where the host's dynamic linker would find $1 ("sys
 
 use_bundle_libraries() {
     local B=${1:?use_bundle_libraries BUNDLE_DIR [REPORT]} report=${2:-/dev/null}
-    local active extra_dirs='' f so where npp_dir
+    local active='' extra_dirs='' f so where npp_dir
     # Read once: grep -q on a pipe from ldconfig under pipefail can end in SIGPIPE.
     _bundle_ld_cache=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)
-    # The carried libraries in use, as links in a folder of their own (per call: scripts that run
-    # at once on one bundle do not share it).
-    active=$(mktemp -d "${TMPDIR:-/tmp}/cudaimage-libs.XXXXXX") || return 1
     : > "$report"
     for f in "$B"/lib/carried/*; do
         [[ -e $f ]] || continue
@@ -47,6 +44,9 @@ use_bundle_libraries() {
             *) where=$(_bundle_host_lib_dir "$so") || where= ;;
         esac
         if [[ -z $where ]]; then
+            # The carried libraries in use, as links in a folder made for this call (scripts that
+            # run at once on one bundle do not share it), only when one is needed.
+            [[ -n $active ]] || active=$(mktemp -d "${TMPDIR:-/tmp}/cudaimage-libs.XXXXXX") || return 1
             ln -s "$f" "$active/$so"
             echo "$so: carried (bundle)" >> "$report"
         else
@@ -63,5 +63,5 @@ use_bundle_libraries() {
     else
         echo "libnpp*.so.13: NOT FOUND (install CUDA 13's NPP or nvidia-npp, or set NPP_LIB_DIR)" | tee -a "$report" >&2
     fi
-    export LD_LIBRARY_PATH="$B/lib:$active${extra_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_LIBRARY_PATH="$B/lib${active:+:$active}${extra_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 }
