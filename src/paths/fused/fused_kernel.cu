@@ -19,9 +19,13 @@
 // 64F double: same order of taps as the two-pass path up to rounding.
 //
 // Not in place: a block reads rows other blocks write. Radius R = max(rx, ry) is a template
-// parameter (1..8); the shorter direction's taps are zero-padded to 2R+1.
+// parameter (1..8); the shorter direction's taps are zero-padded to 2R+1. Float sources (32F, 64F)
+// skip the padding taps (|k - R| > rx or ry: one compare per tap, not per product), so that a NaN
+// or an Inf reaches exactly the pixels the CPU's kernel covers; integer sources hold neither and
+// multiply the zeros.
 #include <cstdint>
 #include <algorithm>
+#include <type_traits>
 #include <atomic>
 #include <vector>
 #include "opencv2/core/base.hpp"
@@ -71,6 +75,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
     typedef typename D::Work W;
     typedef Geometry<Depth, Cn, R> G;
     constexpr int kRows = G::kRows;
+    constexpr bool kSkipPadding = std::is_floating_point<Src>::value;   // NaN and Inf: see the header
     extern __shared__ __align__(16) unsigned char smemBytes[];
     W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
 
@@ -135,7 +140,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
             auto accumulate = [&](int j, const A (&x)[4]) {
 #pragma unroll
                 for (int v = 0; v < kRows; v++)
-                    if (j - v >= 0 && j - v <= 2 * R)
+                    if (j - v >= 0 && j - v <= 2 * R && (!kSkipPadding || abs(j - v - R) <= taps.ry))
                     {
                         const A t = verticalTaps<A>(taps)[j - v];
 #pragma unroll
@@ -187,9 +192,10 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
             initItem<Depth>(acc, p.floatOutput);
 #pragma unroll
             for (int k = 0; k <= 2 * R; k++)
+                if (!kSkipPadding || abs(k - R) <= taps.rx)
 #pragma unroll
-                for (int i = 0; i < G::kItem; i++)
-                    acc[i] += taps.h[k] * win[G::kWinPad - R * Cn + i + k * Cn];
+                    for (int i = 0; i < G::kItem; i++)
+                        acc[i] += taps.h[k] * win[G::kWinPad - R * Cn + i + k * Cn];
             storeItem<Depth, G::kItem, W>(p, item.y, item.e0, acc);
         }
         __syncthreads();
@@ -240,6 +246,8 @@ FusedTaps FusedPath::prepare(const FilterTaps& f)
     if (R < Tile::kMinR || R > Tile::kMaxR)
         return t; // no taps for this radius: the path declines it
     t.r = t.f.r = t.d.r = R;
+    t.f.rx = t.d.rx = static_cast<int>(x.real.size()) / 2;
+    t.f.ry = t.d.ry = static_cast<int>(y.real.size()) / 2;
     forDepth(f.depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
         auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);

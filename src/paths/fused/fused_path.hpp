@@ -27,12 +27,14 @@ static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements")
 static_assert(tile::tileOutputs<FusedTile>(FusedTile::kMaxR, 4) >= 16, "every radius has a tile for 4 channels");
 
 /** Taps passed by value as kernel parameters: both directions zero-padded to the common radius
- * r = max(rx, ry). */
+ * r = max(rx, ry). rx and ry bound the footprint: the float sources' kernels (32F, 64F) multiply no
+ * padding tap into a sum, so that a NaN or an Inf reaches exactly the CPU's pixels (0 x NaN is NaN). */
 struct FusedTapsF
 {
     static constexpr int kMaxR = FusedTile::kMaxR;
     static constexpr int kWords = kMaxR / 2 + 1;
     int r = 0;
+    int rx = 0, ry = 0;           //!< the filter's radii (r = max(rx, ry))
     float h[2 * kMaxR + 1] = {};  //!< horizontal; 8U: fixed-point taps * 2^-16
     float v[2 * kMaxR + 1] = {};  //!< vertical (FMA path)
     uint32_t vw[4][kWords] = {};  //!< 8U vertical DP4A words: vw[ph][q] byte b = tapY[4q + b - ph]
@@ -40,6 +42,7 @@ struct FusedTapsF
 struct FusedTapsD
 {
     int r = 0;
+    int rx = 0, ry = 0;           //!< the filter's radii (r = max(rx, ry))
     double h[2 * FusedTapsF::kMaxR + 1] = {}; //!< 16U: fixed-point taps * 2^-32; 64F: the CPU's taps
     double v[2 * FusedTapsF::kMaxR + 1] = {};
     uint32_t vi[2 * FusedTapsF::kMaxR + 1] = {};  //!< 16U: the vertical taps as integers (DepthPolicy::VerticalAcc)

@@ -9,6 +9,18 @@
 //     kept in a 4-entry register ring unrolled by 4); the other depths load kLoadBatch rows ahead
 //     of their arithmetic (one row at a time at the image's edges), tap j - v for output row v
 //     read from the zero-padded parameter array; 16U sums in 32-bit integers (taps `vi`).
+//     Float sources (32F, 64F) multiply only the ry-kernel's own taps, so that a NaN or an Inf
+//     reaches exactly the CPU's pixels (0 x NaN is NaN): output row v sums rows v + lo ..
+//     v + lo + n - 1 (lo = R - ry, n = 2ry + 1), in three runs of rows:
+//
+//       rows lo .. lo+kRows-2          head: row lo+u meets output rows 0..u      (unrolled triangle)
+//       rows lo+kRows-1 .. lo+n-1      body: every output row                     (run-time loop)
+//       rows lo+n .. lo+n+kRows-2      tail: row lo+n-1+u meets rows u..kRows-1   (unrolled triangle)
+//
+//     which reads n + kRows - 1 rows instead of 2R + kRows and multiplies no zero; a short kernel
+//     (n < kRows - 1) and the image's edges take one guarded loop over the same rows.
+//   horizontal, float sources: a chunk of 4 taps partly outside h[hFirst .. hLast] (the lead and
+//     trailing zeros, the padding of rx < R) multiplies only its taps inside.
 //   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
 //     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
 //     chunk, unrolled so that every ring index is a constant (no moves).
@@ -21,6 +33,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
@@ -74,6 +87,7 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
     typedef LargeGeometry<Depth, Cn> G;
     constexpr int kRows = G::kRows;
     constexpr int kLoadBatch = G::kLoadBatch;
+    constexpr bool kSkipPadding = std::is_floating_point<Src>::value;   // NaN and Inf: see the header
     extern __shared__ __align__(16) unsigned char smemBytes[];
     W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
 
@@ -142,6 +156,78 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
                 }
             }
             storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
+        }
+        else if constexpr (kSkipPadding)
+        {
+            W acc[kRows][4];
+            fillAcc(acc, W(0));
+            const int lo = R - taps.ry, n = 2 * taps.ry + 1;
+            const W* tv = taps.v + FusedLargeTapsT<W>::kRows;   // tv[k] = tap k of the padded 2R+1
+            const Src* row0 = reinterpret_cast<const Src*>(base);
+            auto fastRow = [&](int j, W (&x)[4]) {
+                load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
+            };
+            auto add = [&](int v, int j, const W (&x)[4]) {
+                const W t = tv[j - v];
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[v][c] += t * x[c];
+            };
+            if (fast && n >= kRows - 1)
+            {
+#pragma unroll
+                for (int u = 0; u < kRows - 1; u++)
+                {
+                    W x[4];
+                    fastRow(lo + u, x);
+#pragma unroll
+                    for (int v = 0; v <= u; v++)
+                        add(v, lo + u, x);
+                }
+                int j = lo + kRows - 1;
+                for (; j + kLoadBatch <= lo + n; j += kLoadBatch)
+                {
+                    W x[kLoadBatch][4];
+#pragma unroll
+                    for (int i = 0; i < kLoadBatch; i++)
+                        fastRow(j + i, x[i]);
+#pragma unroll
+                    for (int i = 0; i < kLoadBatch; i++)
+#pragma unroll
+                        for (int v = 0; v < kRows; v++)
+                            add(v, j + i, x[i]);
+                }
+                for (; j < lo + n; j++)
+                {
+                    W x[4];
+                    fastRow(j, x);
+#pragma unroll
+                    for (int v = 0; v < kRows; v++)
+                        add(v, j, x);
+                }
+#pragma unroll
+                for (int u = 1; u < kRows; u++)
+                {
+                    W x[4];
+                    fastRow(lo + n - 1 + u, x);
+#pragma unroll
+                    for (int v = u; v < kRows; v++)
+                        add(v, lo + n - 1 + u, x);
+                }
+            }
+            else
+            {
+                for (int j = lo; j < lo + n + kRows - 1; j++)
+                {
+                    W x[4];
+                    load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+#pragma unroll
+                    for (int v = 0; v < kRows; v++)
+                        if (static_cast<unsigned>(j - lo - v) < static_cast<unsigned>(n))
+                            add(v, j, x);
+                }
+            }
+            storeVertical<G::kStride>(acc, vert);
         }
         else
         {
@@ -234,11 +320,25 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
                     loadVec(taps.h + 4 * c, t);
                     if (sizeof(W) == 8)
                         loadVec(taps.h + 4 * c + 2, t + 2);
+                    // Float sources: taps k of this chunk inside [first, last] only (see the header).
+                    const int first = taps.hFirst - 4 * c, last = taps.hLast - 4 * c;
+                    if (!kSkipPadding || (first <= 0 && last >= 3))
+                    {
 #pragma unroll
-                    for (int k = 0; k < 4; k++)
+                        for (int k = 0; k < 4; k++)
 #pragma unroll
-                        for (int i = 0; i < G::kItem; i++)
-                            acc[i] += t[k] * ring[(4 * u * Cn + i + k * Cn) % G::kRing];
+                            for (int i = 0; i < G::kItem; i++)
+                                acc[i] += t[k] * ring[(4 * u * Cn + i + k * Cn) % G::kRing];
+                    }
+                    else
+                    {
+#pragma unroll
+                        for (int k = 0; k < 4; k++)
+                            if (k >= first && k <= last)
+#pragma unroll
+                                for (int i = 0; i < G::kItem; i++)
+                                    acc[i] += t[k] * ring[(4 * u * Cn + i + k * Cn) % G::kRing];
+                    }
                 }
             }
             storeItem<Depth, G::kItem, W>(p, item.y, item.e0, acc);
@@ -279,8 +379,12 @@ FusedLargeTaps FusedLargePath::prepare(const FilterTaps& f)
         typedef typename DepthPolicy<Depth>::Work W;
         FusedLargeTapsT<W>& w = WorkTaps<W>::pick(t.f, t.d);
         w.r = R;
+        w.rx = static_cast<int>(f.x.real.size()) / 2;
+        w.ry = static_cast<int>(f.y.real.size()) / 2;
         w.lead = tile::windowLead(R, f.channels);
         w.nh = roundUp(w.lead + 2 * R + 1, 4);
+        w.hFirst = w.lead + R - w.rx;
+        w.hLast = w.lead + R + w.rx;
         packCentred<Depth>(f.x, TapUse::FusedHorizontal, R, w.h + w.lead);
         packCentred<Depth>(f.y, TapUse::FusedVertical, R, w.v + FusedLargeTapsT<W>::kRows);
     });
