@@ -12,6 +12,7 @@
 #                  has no library of that name: a carried library shadows the host's copy for every
 #                  program started from here, Python's other extensions included (PyTorch, CuPy).
 #                  CUDAIMAGE_CARRIED_LIBS: auto (default), all (always carried), none (never);
+#                  another value is refused (use_bundle_libraries returns 1, saying why);
 #   NPP 13         not carried (too large): the host's, from its CUDA 13 toolkit or NVIDIA's
 #                  nvidia-npp wheel ($NPP_LIB_DIR names its folder).
 # REPORT (optional) gets one line per library saying where it comes from. A missing NPP is reported
@@ -28,9 +29,15 @@ _bundle_host_lib_dir() {   # where the host's dynamic linker would find $1 ("sys
     return 1
 }
 
+_bundle_carried_modes=(auto all none)
+
 use_bundle_libraries() {
     local B=${1:?use_bundle_libraries BUNDLE_DIR [REPORT]} report=${2:-/dev/null}
-    local active='' extra_dirs='' f so where npp_dir
+    local active='' extra_dirs='' f so where npp_dir mode=${CUDAIMAGE_CARRIED_LIBS:-auto}
+    if [[ " ${_bundle_carried_modes[*]} " != *" $mode "* ]]; then
+        echo "CUDAIMAGE_CARRIED_LIBS is '$mode'; allowed: ${_bundle_carried_modes[*]}" >&2
+        return 1
+    fi
     # Read once: grep -q on a pipe from ldconfig under pipefail can end in SIGPIPE.
     _bundle_ld_cache=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)
     : > "$report"
@@ -38,10 +45,10 @@ use_bundle_libraries() {
         [[ -e $f ]] || continue
         so=${f##*/}
         where=
-        case ${CUDAIMAGE_CARRIED_LIBS:-auto} in
+        case $mode in
             all) ;;
             none) where=host ;;
-            *) where=$(_bundle_host_lib_dir "$so") || where= ;;
+            auto) where=$(_bundle_host_lib_dir "$so") || where= ;;
         esac
         if [[ -z $where ]]; then
             # The carried libraries in use, as links in a folder made for this call (scripts that

@@ -6,11 +6,13 @@
 #   tar -xJf cudaimage-gpu-bundle.tar.xz && cudaimage-gpu-bundle/run-all.sh [gtest arguments]
 #   e.g. run-all.sh --gtest_filter='*Gaussian*'     (passed to both C++ test binaries)
 #
-# Parts (all run, whatever fails): env, cv2 (import, device info, GpuMat round trip),
+# Parts (PARTS below; all run, whatever fails): env, cv2 (import, device info, GpuMat round trip),
 # opencv_test_cudaimage, cudaimage_test (standalone build, if bundled), python-tests, demo,
 # samples (each C++ sample, the cudaimage-blur tool and the Python pipeline sample on the test card;
-# outputs in $OUT/samples), perf (only with RUN_PERF=1). Exit status 0 only if no part failed.
-#   run-all.sh --only samples,demo   runs the env and cv2 parts and the parts named (comma-separated)
+# outputs in $OUT/samples), opencv_test_cudaarithm and opencv_test_cudafilters (if bundled),
+# opencv_perf_cudaimage (only with RUN_PERF=1). Exit status 0 only if no part failed.
+#   run-all.sh --only samples,demo   runs the env and cv2 parts and the parts named (comma-separated);
+#                                    a name that is not a part is refused (exit 2) before anything runs
 #
 # Environment:
 #   OUT          where logs, gtest XML and the demo's PNGs go (default ./results)
@@ -23,8 +25,21 @@
 set -uo pipefail   # no -e: a failing part must not stop the others
 
 B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The parts, in the order they run; env and cv2 run whatever --only names.
+PARTS=(env cv2 opencv_test_cudaimage cudaimage_test python-tests demo samples opencv_test_cudaarithm
+       opencv_test_cudafilters opencv_perf_cudaimage)
 ONLY=
-if [[ ${1:-} == --only ]]; then ONLY=${2:?--only needs a part name}; shift 2; fi
+if [[ ${1:-} == --only ]]; then
+    ONLY=${2:?--only needs a part name}; shift 2
+    IFS=, read -ra only_names <<< "$ONLY"
+    ((${#only_names[@]})) || only_names=("")
+    for n in "${only_names[@]}"; do
+        if [[ " ${PARTS[*]} " != *" $n "* ]]; then
+            echo "run-all.sh: --only $ONLY: '$n' is not a part; the parts: $(IFS=,; echo "${PARTS[*]}")" >&2
+            exit 2
+        fi
+    done
+fi
 OUT=${OUT:-$PWD/results}
 mkdir -p "$OUT" || { echo "cannot create OUT=$OUT" >&2; exit 2; }
 OUT=$(cd "$OUT" && pwd)
@@ -43,7 +58,7 @@ export REQUIRE_GPU
 lib_report=$OUT/libraries.txt
 # shellcheck source=bundle-libs.sh
 source "$B/bundle-libs.sh" || { echo "no $B/bundle-libs.sh (is this a whole bundle?)" >&2; exit 2; }
-use_bundle_libraries "$B" "$lib_report"
+use_bundle_libraries "$B" "$lib_report" || exit 2
 # Our cv2 before any installed one (the GPU machine's pip opencv 5 included); python-support holds
 # helpers the tests import (OpenCV's tests_common.py).
 export PYTHONPATH="$B/lib/python:$B/python-support${PYTHONPATH:+:$PYTHONPATH}"
@@ -148,37 +163,42 @@ samples_part() {   # every sample and the tool on the test card; 0 all passed, 7
     return 0
 }
 
-wanted() { [[ -z $ONLY || ",$ONLY," == *",$1,"* ]]; }   # --only a,b: those parts (env and cv2 always)
+wanted() { [[ -z $ONLY || $1 == env || $1 == cv2 || ",$ONLY," == *",$1,"* ]]; }   # --only a,b: those parts
 
-part env env_report
-part cv2 "$PY" "$B/checks/cv2_check.py"
-wanted opencv_test_cudaimage && gtest_part opencv_test_cudaimage "$B/bin/opencv_test_cudaimage" "$@"
-wanted cudaimage_test && gtest_part cudaimage_test "$B/bin/cudaimage_test" "$@"
-if ! wanted python-tests; then :
-elif compgen -G "$B/python-tests/test*.py" >/dev/null; then
-    part python-tests "$PY" -m unittest discover -s "$B/python-tests" -t "$B/python-tests" -v
-else
-    skip python-tests "no python-tests/test*.py"
-fi
-if ! wanted demo; then :
-elif [[ -f $B/samples/python/blur_demo.py ]]; then
-    part demo "$PY" "$B/samples/python/blur_demo.py" --output-dir "$OUT/demo"
-else
-    skip demo "no samples/python/blur_demo.py"
-fi
-wanted samples && part samples samples_part
-# OpenCV's own tests of the NPP-backed modules, when the bundle carries them (pack --opencv-tests).
-# No opencv_extra here: tests that need its data files fail with "missing test data" (counted apart).
-for t in opencv_test_cudaarithm opencv_test_cudafilters; do
-    [[ -x $B/bin/$t ]] && wanted "$t" && gtest_part "$t" "$B/bin/$t"
+for p in "${PARTS[@]}"; do
+    wanted "$p" || continue
+    case $p in
+        env) part env env_report ;;
+        cv2) part cv2 "$PY" "$B/checks/cv2_check.py" ;;
+        opencv_test_cudaimage|cudaimage_test) gtest_part "$p" "$B/bin/$p" "$@" ;;
+        python-tests)
+            if compgen -G "$B/python-tests/test*.py" >/dev/null; then
+                part python-tests "$PY" -m unittest discover -s "$B/python-tests" -t "$B/python-tests" -v
+            else
+                skip python-tests "no python-tests/test*.py"
+            fi ;;
+        demo)
+            if [[ -f $B/samples/python/blur_demo.py ]]; then
+                part demo "$PY" "$B/samples/python/blur_demo.py" --output-dir "$OUT/demo"
+            else
+                skip demo "no samples/python/blur_demo.py"
+            fi ;;
+        samples) part samples samples_part ;;
+        # OpenCV's own tests of the NPP-backed modules, when the bundle carries them (pack
+        # --opencv-tests; named by --only, a skip otherwise). No opencv_extra here: tests that need
+        # its data files fail with "missing test data" (counted apart).
+        opencv_test_cudaarithm|opencv_test_cudafilters)
+            [[ -x $B/bin/$p || -n $ONLY ]] && gtest_part "$p" "$B/bin/$p" ;;
+        opencv_perf_cudaimage)
+            if [[ ${RUN_PERF:-0} == 1 ]]; then
+                # shellcheck disable=SC2086  # PERF_ARGS is a list of arguments
+                gtest_part opencv_perf_cudaimage "$B/bin/opencv_perf_cudaimage" ${PERF_ARGS:-}
+            else
+                skip opencv_perf_cudaimage "RUN_PERF=1 runs it"
+            fi ;;
+        *) echo "run-all.sh: part $p is listed in PARTS but has no command" >&2; exit 2 ;;
+    esac
 done
-if ! wanted opencv_perf_cudaimage; then :
-elif [[ ${RUN_PERF:-0} == 1 ]]; then
-    # shellcheck disable=SC2086  # PERF_ARGS is a list of arguments
-    gtest_part opencv_perf_cudaimage "$B/bin/opencv_perf_cudaimage" ${PERF_ARGS:-}
-else
-    skip opencv_perf_cudaimage "RUN_PERF=1 runs it"
-fi
 
 # --- summary ------------------------------------------------------------------------------------
 failed=0
