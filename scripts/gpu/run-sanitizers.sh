@@ -13,7 +13,8 @@
 #   OUT         where the logs go (default ./sanitizer-results): OUT/<tool>.log, OUT/summary.txt
 #
 # Environment:
-#   TOOLS            tools to run (default "memcheck racecheck initcheck synccheck")
+#   TOOLS            tools to run, separated by spaces or commas (default and allowed:
+#                    "memcheck racecheck initcheck synccheck"; another name is refused, exit 2)
 #   GTEST_FILTER     tests to run under every tool (default: see FILTER below; sanitizers slow
 #                    kernels 10-100x, so it keeps each tool to a few minutes on an H200)
 #   SANITIZER_ARGS   extra compute-sanitizer arguments (e.g. "--leak-check full" for memcheck)
@@ -70,6 +71,41 @@ PY
     echo "compute-sanitizer: $cs ($(du -sh "$dir" | cut -f1)); use COMPUTE_SANITIZER=$cs"
     exit 0
 fi
+# CudaImage_GaussianBlur_Small instance i = depth*20 + (channels-1)*5 + border. SANITIZE_SET picks
+# the tests (GTEST_FILTER overrides it; an unknown set is refused, exit 2):
+#   lean (default)  1 and 3 channels of every depth and border (50 of 100 instances), mixed
+#                   borders, streams, SyncedMat_Cuda.*, the fuzz test, the reliability tests but
+#                   out-of-memory and leaks, BadInputGpu.*, MultiGpu.*, MultiGpu2.*
+#   rest            the GPU tests lean leaves out: 2 and 4 channels (the other 50 instances),
+#                   GaussianBlur_Large.*, GaussianBlur_Huge.*, and the fuzz test again (give it
+#                   another CUDAIMAGE_FUZZ_SEED)
+#   all             both
+#   gaussian        every Gaussian test (*Gaussian*: the CPU-only ones cost nothing), the
+#                   tensor-core tests included, but the two that count free device memory
+#                   (GaussianBlur_Scratch.*: the sanitizer's allocations and other shards move it);
+#                   racecheck and initcheck leave out _Huge as well (below)
+small() { for d in 0 1 2 3 4; do for c in "$@"; do for b in 0 1 2 3 4; do
+    printf 'CudaImage/CudaImage_GaussianBlur_Small.matches_cpu/%d:' $((d * 20 + c * 5 + b)); done; done; done; }
+declare -A SETS
+SETS[lean]="$(small 0 2)CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*:CudaImage_MultiGpu.*:CudaImage_MultiGpu2.*"
+SETS[rest]="$(small 1 3)CudaImage/CudaImage_GaussianBlur_Large.*:CudaImage_GaussianBlur_Huge.*:CudaImage_GaussianFuzz.random_cases_match_cpu"
+SETS[all]="${SETS[lean]}:${SETS[rest]}"
+SETS[gaussian]='*Gaussian*-CudaImage_GaussianBlur_Scratch.*'
+SANITIZE_SET=${SANITIZE_SET:-lean}
+[[ -n ${SETS[$SANITIZE_SET]+set} ]] || {
+    echo "error: SANITIZE_SET is '$SANITIZE_SET'; the sets: $(printf '%s\n' "${!SETS[@]}" | sort | paste -sd ' ' -)" >&2; exit 2; }
+FILTER=${GTEST_FILTER:-${SETS[$SANITIZE_SET]}}
+# The tools (compute-sanitizer --tool), checked here so that a misspelt one fails before any runs.
+ALL_TOOLS=(memcheck racecheck initcheck synccheck)
+IFS=$', \t' read -ra TOOL_LIST <<< "${TOOLS:-${ALL_TOOLS[*]}}"
+((${#TOOL_LIST[@]})) || TOOL_LIST=("${ALL_TOOLS[@]}")
+for tool in "${TOOL_LIST[@]}"; do
+    [[ " ${ALL_TOOLS[*]} " == *" $tool "* ]] || {
+        echo "error: TOOLS names '$tool'; the tools: ${ALL_TOOLS[*]}" >&2; exit 2; }
+done
+SHARDS=${SHARDS:-1}
+[[ $SHARDS =~ ^[1-9][0-9]*$ ]] || { echo "error: SHARDS is a positive count, not '$SHARDS'" >&2; exit 2; }
+
 B=$(cd "$1" && pwd) || exit 2
 OUT=${2:-$PWD/sanitizer-results}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -90,32 +126,6 @@ fi
 source "$B/bundle-libs.sh" && use_bundle_libraries "$B" || exit 2
 export CUDAIMAGE_FUZZ_CASES=${CUDAIMAGE_FUZZ_CASES:-100}
 export CUDAIMAGE_STRESS_OPS=${CUDAIMAGE_STRESS_OPS:-400}
-
-# CudaImage_GaussianBlur_Small instance i = depth*20 + (channels-1)*5 + border. SANITIZE_SET picks
-# the tests (GTEST_FILTER overrides it):
-#   lean (default)  1 and 3 channels of every depth and border (50 of 100 instances), mixed
-#                   borders, streams, SyncedMat_Cuda.*, the fuzz test, the reliability tests but
-#                   out-of-memory and leaks, BadInputGpu.*, MultiGpu.*, MultiGpu2.*
-#   rest            the GPU tests lean leaves out: 2 and 4 channels (the other 50 instances),
-#                   GaussianBlur_Large.*, GaussianBlur_Huge.*, and the fuzz test again (give it
-#                   another CUDAIMAGE_FUZZ_SEED)
-#   all             both
-#   gaussian        every Gaussian test (*Gaussian*: the CPU-only ones cost nothing), the
-#                   tensor-core tests included, but the two that count free device memory
-#                   (GaussianBlur_Scratch.*: the sanitizer's allocations and other shards move it);
-#                   racecheck and initcheck leave out _Huge as well (below)
-small() { for d in 0 1 2 3 4; do for c in "$@"; do for b in 0 1 2 3 4; do
-    printf 'CudaImage/CudaImage_GaussianBlur_Small.matches_cpu/%d:' $((d * 20 + c * 5 + b)); done; done; done; }
-lean="$(small 0 2)CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*:CudaImage_MultiGpu.*:CudaImage_MultiGpu2.*"
-rest="$(small 1 3)CudaImage/CudaImage_GaussianBlur_Large.*:CudaImage_GaussianBlur_Huge.*:CudaImage_GaussianFuzz.random_cases_match_cpu"
-case ${SANITIZE_SET:-lean} in
-    lean) FILTER=$lean ;;
-    rest) FILTER=$rest ;;
-    all)  FILTER="$lean:$rest" ;;
-    gaussian) FILTER='*Gaussian*-CudaImage_GaussianBlur_Scratch.*' ;;
-    *) echo "error: SANITIZE_SET is lean, rest, all or gaussian, not '$SANITIZE_SET'" >&2; exit 2 ;;
-esac
-FILTER=${GTEST_FILTER:-$FILTER}
 
 echo "compute-sanitizer: $cs ($("$cs" --version 2>/dev/null | grep -i version | head -1))"
 echo "binary: $bin"
@@ -143,9 +153,7 @@ run_shard() {
     echo "${errors:--} ${passed:-0} ${failed:-0} $rc ${running:--}"
 }
 
-SHARDS=${SHARDS:-1}
-[[ $SHARDS =~ ^[1-9][0-9]*$ ]] || { echo "error: SHARDS is a positive count, not '$SHARDS'" >&2; exit 2; }
-for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
+for tool in "${TOOL_LIST[@]}"; do
     echo; echo "==> [$(date +%H:%M:%S)] $tool$( ((SHARDS > 1)) && echo " ($SHARDS shards at once)")"
     start=$(date +%s)
     # racecheck and initcheck slow some tests 100x (measured on the H200: the 2^31-byte scratch test
