@@ -16,11 +16,14 @@ tests=1 runs=2
 while [[ ${1:-} == --* ]]; do
     case $1 in
         --no-tests) tests=0; shift ;;
-        --runs) runs=$2; shift 2 ;;
+        --runs) runs=${2:-}; shift $(($# >= 2 ? 2 : 1)) ;;
         *) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 base_tar=${1:?usage: compare-bundles.sh BASE.tar.xz NEW.tar.xz [OUT]} new_tar=${2:?usage: compare-bundles.sh BASE.tar.xz NEW.tar.xz [OUT]}
+(($# <= 3)) || { echo "error: BASE.tar.xz NEW.tar.xz [OUT], got $# arguments: $*" >&2; exit 2; }
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "error: --runs is '$runs'; a positive count" >&2; exit 2; }
+for tar in "$base_tar" "$new_tar"; do [[ -f $tar ]] || { echo "error: no bundle at $tar" >&2; exit 2; }; done
 OUT=${3:-$PWD/compare-results}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/compare-bundles.XXXXXX")

@@ -29,6 +29,13 @@ while getopts "n:s:f:o:h" opt; do
 done
 shift $((OPTIND - 1))
 bundle=${1:-}
+# The test reads these with strtoull, which takes "10k" as 10: refuse anything but a number here.
+number() { [[ $2 =~ ^(0|[1-9][0-9]*|0[xX][0-9a-fA-F]+)$ ]] || { echo "error: $1 is '$2'; a non-negative integer" >&2; exit 2; }; }
+number -n "$cases"
+((cases > 0)) || { echo "error: -n is 0; at least 1 case" >&2; exit 2; }
+[[ -z $seed ]] || number -s "$seed"
+[[ -z $first ]] || number -f "$first"
+(($# <= 1)) || { echo "error: one BUNDLE_DIR at most, got: $*" >&2; exit 2; }
 
 if [[ -n $bundle ]]; then
     B=$(cd "$bundle" && pwd)
