@@ -37,13 +37,15 @@ device_code_for() {
 
 for line in "${lines[@]}"; do
     device_code=$(device_code_for "$line")
-    # Each line's settings (OPENCV_BUILD, VENV, STANDALONE_BUILD, ...) come from common.sh.
+    # Each line's settings (OPENCV_BUILD, VENV, STANDALONE_BUILD, ...) come from common.sh. set -e
+    # does not act inside a subshell whose status `||` tests, so each step stops it by hand: a
+    # failed build (the module's, or its typing stubs) must not leave the tests to run on older binaries.
     (
         export OPENCV_LINE=$line CUDAIMAGE_DEVICE_CODE=$device_code
         source "$CUDAIMAGE_REPO/scripts/common.sh"
         step "OpenCV $line: build (device code: $device_code; OpenCV cached in $OPENCV_ROOT)"
-        bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh"
-        bash "$CUDAIMAGE_REPO/scripts/build/build-standalone.sh" --no-test
+        bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh" || exit
+        bash "$CUDAIMAGE_REPO/scripts/build/build-standalone.sh" --no-test || exit
         # The Python packages the tests use beyond NumPy (Dask, Zarr), pinned; quick when there.
         bash "$CUDAIMAGE_REPO/scripts/build/python-env.sh"
     ) || { failed+=("build-$line"); continue; }
