@@ -14,60 +14,29 @@ architecture named), --expect-lib for the libraries whose file name starts with 
 hold exactly SASS and PTX (comma-separated, '' for none), e.g. the release wheel's
 --expect-sass '' --expect-ptx 75 --expect-lib libopencv_cudaimage 75,80,86,89,90,100,120 120.
 
-No CUDA tool is needed (the CUDA 13.0 toolkit here has no cuobjdump). The fatbin container layout
-is NVIDIA's (not documented; as read by cuobjdump, LLVM's offload tools and gpgpu-sim): a 16-byte
-header (magic 0xBA55ED50, version, header size, payload size) followed by entries, each a header
-(kind 1 = PTX, 2 = ELF; header size; payload size; ...; architecture at byte 28) and its payload.
-Checked against cuobjdump 13.2 --list-elf / --list-ptx on this build's libraries (2026-12-03:
-the same entries, all sm_90, no PTX).
+The reader is cv2.cudaimage's own (misc/python/package/cudaimage/_fatbin.py, which the self-check
+`python -m cv2.cudaimage` uses too), loaded from the source tree: no cv2 and no CUDA tool needed.
 """
 import argparse
 import collections
-import struct
+import importlib.util
+import os
 import sys
 
-FATBIN_MAGIC = 0xBA55ED50
-KIND_PTX, KIND_ELF = 1, 2
+
+def load_reader():
+    """The package's fatbin reader, loaded by path (by file, not by putting the package's folder on
+    sys.path, where its dask.py would hide Dask)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "misc", "python", "package", "cudaimage", "_fatbin.py")
+    spec = importlib.util.spec_from_file_location("cudaimage_fatbin", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def elf_section(path, wanted):
-    """The bytes of the named section of a 64-bit little-endian ELF file, or None."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise ValueError("%s: not a 64-bit little-endian ELF file" % path)
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-
-    def header(i):
-        name, _type, _flags, _addr, offset, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
-        return name, offset, size
-
-    _, str_off, _ = header(shstrndx)
-    for i in range(shnum):
-        name, offset, size = header(i)
-        end = data.index(b"\0", str_off + name)
-        if data[str_off + name:end].decode() == wanted:
-            return data[offset:offset + size]
-    return None
-
-
-def fatbin_entries(blob):
-    """(kind, arch, bytes) for every entry of every fatbin container in a .nv_fatbin section."""
-    pos = 0
-    while pos + 16 <= len(blob):
-        magic, _version, header_size, payload = struct.unpack_from("<IHHQ", blob, pos)
-        if magic != FATBIN_MAGIC:
-            if not blob[pos:].strip(b"\0"):     # padding after the last container
-                return
-            raise ValueError("no fatbin container at offset %d" % pos)
-        entry, end = pos + header_size, pos + header_size + payload
-        while entry < end:
-            kind, _flags, entry_header, entry_size = struct.unpack_from("<HHIQ", blob, entry)
-            arch, = struct.unpack_from("<I", blob, entry + 28)
-            yield kind, arch, entry_header + entry_size
-            entry += entry_header + entry_size
-        pos = (end + 7) & ~7
+fatbin = load_reader()
 
 
 def arch_set(text, prefix):
@@ -87,11 +56,9 @@ def main():
     totals = collections.Counter()
     rows = []
     for lib in args.libs:
-        blob = elf_section(lib, ".nv_fatbin")
         sizes = collections.Counter()
-        for kind, arch, nbytes in fatbin_entries(blob or b""):
-            key = ("sm_%d" if kind == KIND_ELF else "compute_%d" if kind == KIND_PTX else "kind%d_%%d" % kind) % arch
-            sizes[key] += nbytes
+        for entry in fatbin.fatbin_entries(lib):
+            sizes[entry.name] += entry.size
         totals.update(sizes)
         rows.append((lib.rsplit("/", 1)[-1], sizes))
 

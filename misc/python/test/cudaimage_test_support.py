@@ -51,10 +51,8 @@ def npp_cannot_run():
         # libnppc (NPP's core: versions, stream contexts) holds no image kernels.
         if not name.startswith("libnpp") or name.startswith("libnppc"):
             continue
-        entries = list(info.fatbin_entries(path))
-        code = info.DeviceCode(path, tuple(sorted({a for k, a in entries if k == 2})),
-                               tuple(sorted({a for k, a in entries if k == 1})))
-        if entries and info.code_for(code, cc, force_ptx=True)[0] == "none":
+        code = info.library_code(path)
+        if (code.sass or code.ptx) and info.code_for(code, cc, force_ptx=True)[0] == "none":
             unrunnable.append("%s (PTX %s)" % (name, info.arch_list(code.ptx, "compute")))
     if not unrunnable:
         return None

@@ -3,16 +3,21 @@
 it (a subprocess with this test's interpreter and cv2), its output's lines and its exit status: 0
 with a GPU (exactness and throughput included), the documented "no driver" (4) or "no GPU" (5)
 without one, every version line printed either way. Also the rule that says whether a GPU runs a
-library's machine code or JIT-compiles its PTX, and the fatbin reader on this cv2's libraries.
+library's machine code or JIT-compiles its PTX, and the fatbin reader (cv2.cudaimage._fatbin) on this
+cv2's libraries and on made-up ones.
 """
 import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import cv2
 import cv2.cudaimage.info as info
+from cv2.cudaimage import _fatbin
 
 from cudaimage_test_support import gpu_available
 
@@ -168,8 +173,62 @@ class FatbinReaderTest(unittest.TestCase):
         if m and core is not None and m.group(1).split():
             self.assertEqual(sorted(int(a) for a in m.group(1).split()), list(core.sass), build)
 
-    def test_not_elf(self):
-        self.assertEqual(list(info.fatbin_entries(os.path.abspath(__file__))), [])
+    def test_synthetic_library(self):
+        # Two containers (the second on an 8-byte boundary), then the zeros that pad the section.
+        first = fatbin_container([(_fatbin.KIND_ELF, 90, 100), (_fatbin.KIND_PTX, 90, 50)])
+        second = fatbin_container([(_fatbin.KIND_ELF, 75, 30)])
+        section = first + bytes(-len(first) % 8) + second + bytes(24)
+        entries = _fatbin.fatbin_entries(self.write(elf_with_section(b".nv_fatbin", section)))
+        self.assertEqual([(e.name, e.size) for e in entries],
+                         [("sm_90", ENTRY_HEADER + 100), ("compute_90", ENTRY_HEADER + 50), ("sm_75", ENTRY_HEADER + 30)])
+        code = info.library_code(self.path)
+        self.assertEqual((code.sass, code.ptx), ((75, 90), (90,)))
+
+    def test_no_gpu_code(self):
+        self.assertEqual(_fatbin.fatbin_entries(self.write(elf_with_section(b".rodata", bytes(64)))), [])
+
+    def test_refused(self):
+        not_fatbin = fatbin_container([(_fatbin.KIND_ELF, 90, 8)]) + b"not a fatbin"
+        for data, why in ((b"", "not a 64-bit little-endian ELF"), (b"#!/bin/sh\n" * 8, "not a 64-bit little-endian ELF"),
+                          (elf_with_section(b".nv_fatbin", not_fatbin), "no fatbin container at offset 88")):
+            with self.subTest(why=why), self.assertRaisesRegex(ValueError, why):
+                _fatbin.fatbin_entries(self.write(data))
+        self.assertEqual(info.device_code([self.path]), [])   # the self-check skips what it cannot read
+
+    def write(self, data):
+        """Writes ``data`` to a temporary file libopencv_test.so; returns its path (self.path)."""
+        folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, folder)
+        self.path = os.path.join(folder, "libopencv_test.so")
+        with open(self.path, "wb") as f:
+            f.write(data)
+        return self.path
+
+
+ENTRY_HEADER = 64
+
+
+def fatbin_container(entries):
+    """A fatbin container of (kind, arch, payload size) entries, laid out as nvcc writes them."""
+    body = b""
+    for kind, arch, size in entries:
+        header = struct.pack("<HHIQ", kind, 0, ENTRY_HEADER, size) + bytes(12) + struct.pack("<I", arch)
+        body += header + bytes(ENTRY_HEADER - len(header)) + bytes(size)
+    return struct.pack("<IHHQ", _fatbin.FATBIN_MAGIC, 1, 16, len(body)) + body
+
+
+def elf_with_section(name, data):
+    """A minimal 64-bit little-endian ELF image whose only sections are ``name`` (holding ``data``)
+    and the section-name table."""
+    names = b"\0" + name + b"\0.shstrtab\0"
+    shoff = (64 + len(data) + len(names) + 7) & ~7
+    header = b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 3, 2)
+
+    def section(name_at, offset, size):
+        return struct.pack("<IIQQQQIIQQ", name_at, 1, 0, 0, offset, size, 0, 0, 1, 0)
+    body = header + data + names
+    return (body + bytes(shoff - len(body)) + bytes(64) + section(1, 64, len(data))
+            + section(len(name) + 2, 64 + len(data), len(names)))
 
 
 if __name__ == "__main__":

@@ -33,17 +33,16 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import mmap
 import os
 import re
-import struct
 import sys
 import time
-from typing import Callable, Iterator, NamedTuple, Optional, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 import cv2
+from cv2.cudaimage._fatbin import KIND_ELF, KIND_PTX, fatbin_entries
 
 EXIT_OK = 0
 EXIT_NOT_CUDAIMAGE = 3
@@ -51,9 +50,6 @@ EXIT_NO_DRIVER = 4
 EXIT_NO_GPU = 5
 EXIT_UNSUPPORTED_GPU = 6
 EXIT_CHECK_FAILED = 7
-
-_FATBIN_MAGIC = 0xBA55ED50
-_KIND_PTX, _KIND_ELF = 1, 2
 
 
 class DeviceCode(NamedTuple):
@@ -149,45 +145,12 @@ def cudaimage_version() -> str:
 
 # --- the GPU code of a library ---------------------------------------------------------------------
 
-def fatbin_entries(path: str) -> Iterator[tuple[int, int]]:
-    """(kind, arch) of every entry of the library's .nv_fatbin section (kind 1: PTX, 2: SASS).
-
-    The fatbin layout is NVIDIA's (read the same way by scripts/wheel/cuda_fatbin.py, checked there
-    against cuobjdump): containers of a 16-byte header (magic 0xBA55ED50, version, header size,
-    payload size) and entries (kind, flags, header size, payload size, ..., arch at byte 28). Only
-    the headers are read (the file is mapped)."""
-    with open(path, "rb") as f:
-        try:
-            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        except ValueError:   # empty file
-            return
-    with data:
-        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-            return
-        shoff, = struct.unpack_from("<Q", data, 0x28)
-        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-
-        def section(i: int) -> tuple[int, int, int]:
-            name, _type, _flags, _addr, offset, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
-            return name, offset, size
-
-        _, strtab, _ = section(shstrndx)
-        for i in range(shnum):
-            name, offset, size = section(i)
-            if data[strtab + name:strtab + name + 11] != b".nv_fatbin\0":
-                continue
-            pos, end_section = offset, offset + size
-            while pos + 16 <= end_section:
-                magic, _version, header_size, payload = struct.unpack_from("<IHHQ", data, pos)
-                if magic != _FATBIN_MAGIC:
-                    break                                   # padding after the last container
-                entry, end = pos + header_size, pos + header_size + payload
-                while entry < end:
-                    kind, _flags, entry_header, entry_size = struct.unpack_from("<HHIQ", data, entry)
-                    arch, = struct.unpack_from("<I", data, entry + 28)
-                    yield kind, arch
-                    entry += entry_header + entry_size
-                pos = (end + 7) & ~7
+def library_code(path: str) -> DeviceCode:
+    """The GPU code of the library at ``path``, read from its .nv_fatbin section (cv2.cudaimage._fatbin;
+    only the headers are read). Raises OSError or ValueError when the file cannot be read as ELF."""
+    entries = fatbin_entries(path)
+    return DeviceCode(path, tuple(sorted({e.arch for e in entries if e.kind == KIND_ELF})),
+                      tuple(sorted({e.arch for e in entries if e.kind == KIND_PTX})))
 
 
 def device_code(paths: Sequence[str]) -> list[DeviceCode]:
@@ -198,12 +161,11 @@ def device_code(paths: Sequence[str]) -> list[DeviceCode]:
         if not (base.startswith("libopencv_") or base.startswith("cv2")):
             continue
         try:
-            entries = list(fatbin_entries(path))
-        except (OSError, struct.error):
+            code = library_code(path)
+        except (OSError, ValueError):
             continue
-        if entries:
-            out.append(DeviceCode(path, tuple(sorted({a for k, a in entries if k == _KIND_ELF})),
-                                  tuple(sorted({a for k, a in entries if k == _KIND_PTX}))))
+        if code.sass or code.ptx:
+            out.append(code)
     return out
 
 
