@@ -16,6 +16,7 @@
 //   that finishes sooner takes more.
 #include "precomp.hpp"
 #include "device_check.hpp"
+#include "gaussian_arguments.hpp"
 #include "host_copy.hpp"
 
 #include <atomic>
@@ -543,11 +544,17 @@ void processBatchGaussian(const std::vector<Mat>& images, std::vector<Mat>& resu
                           double sigmaX, double sigmaY, int borderType, const std::vector<int>& devices)
 {
     checkImages(images, "cv::cuda::processBatchGaussian");
+    // The arguments under this function's names (images[i] type, borderType), for the first image
+    // of each type, before any CUDA call; each device's createGaussianBlur checks them again.
     std::set<int> types;
-    for (const Mat& m : images)
-        types.insert(m.type());
-    GaussianByType check(types, ksize, sigmaX, sigmaY, borderType);   // argument checks, no CUDA
-    CV_UNUSED(check);
+    for (size_t i = 0; i < images.size(); i++)
+    {
+        if (!types.insert(images[i].type()).second)
+            continue;
+        const gaussian::ArgumentNames names{"cv::cuda::processBatchGaussian", format("images[%zu] type", i), "dstType",
+                                            "borderType", "borderType"};
+        gaussian::checkArguments(images[i].type(), -1, ksize, sigmaX, sigmaY, borderType, borderType, names);
+    }
     processBatch(images, [&]() -> Ptr<Filter> {
         return makePtr<GaussianByType>(types, ksize, sigmaX, sigmaY, borderType);
     }, results, devices);

@@ -4,6 +4,7 @@
 #include "precomp.hpp"
 #include <atomic>
 #include <cmath>
+#include "gaussian_arguments.hpp"
 #include "gaussian_taps.hpp"
 #include "gaussian_paths.hpp"
 #include "device_check.hpp"
@@ -13,50 +14,49 @@ namespace {
 
 using namespace cv::cuda::gaussian;
 
-void checkSrcType(int srcType)
+void checkSrcType(const ArgumentNames& n, int srcType)
 {
     const int depth = CV_MAT_DEPTH(srcType), cn = CV_MAT_CN(srcType);
     if (!isGaussianDepth(depth) || cn < 1 || cn > 4)
         CV_Error_(Error::StsUnsupportedFormat,
-                  ("cv::cuda::createGaussianBlur: srcType is %s; allowed: depth CV_8U, CV_16U, CV_16S, "
-                   "CV_32F or CV_64F with 1 to 4 channels", typeToString(srcType).c_str()));
+                  ("%s: %s is %s; allowed: depth CV_8U, CV_16U, CV_16S, CV_32F or CV_64F with 1 to 4 channels",
+                   n.function.c_str(), n.srcType.c_str(), typeToString(srcType).c_str()));
 }
 
-int checkDstType(int srcType, int dstType)
+void checkDstType(const ArgumentNames& n, int srcType, int dstType)
 {
     if (dstType < 0)
-        return srcType;
+        return;
     const int floatType = CV_MAKETYPE(CV_32F, CV_MAT_CN(srcType));
     if (dstType != srcType && dstType != floatType)
         CV_Error_(Error::StsUnsupportedFormat,
-                  ("cv::cuda::createGaussianBlur: dstType is %s for srcType %s; allowed: -1, %s or %s",
-                   typeToString(dstType).c_str(), typeToString(srcType).c_str(),
+                  ("%s: %s is %s for %s %s; allowed: -1, %s or %s", n.function.c_str(), n.dstType.c_str(),
+                   typeToString(dstType).c_str(), n.srcType.c_str(), typeToString(srcType).c_str(),
                    typeToString(srcType).c_str(), typeToString(floatType).c_str()));
-    return dstType;
 }
 
-void checkSigma(const char* name, double sigma)
+void checkSigma(const ArgumentNames& n, const char* name, double sigma)
 {
     if (!std::isfinite(sigma))
-        CV_Error_(Error::StsBadArg, ("cv::cuda::createGaussianBlur: %s is %g; allowed: a finite number", name, sigma));
+        CV_Error_(Error::StsBadArg, ("%s: %s is %g; allowed: a finite number", n.function.c_str(), name, sigma));
 }
 
-void checkKsize(const char* name, int k, double sigma, const char* sigmaName, int depth)
+void checkKsize(const ArgumentNames& n, const char* name, int k, double sigma, const char* sigmaName, int depth)
 {
     // A zero size is derived from sigma (cv::cuda::gaussianKernelSize): bound it before rounding.
     const double extent = derivedKernelExtent(sigma, depth);
     if (k == 0 && sigma > 0 && !(extent <= kMaxKernelSize))
         CV_Error_(Error::StsOutOfRange,
-                  ("cv::cuda::createGaussianBlur: %s is %g, which makes %s %.0f; allowed: %s up to %g (%s at most %d)",
+                  ("%s: %s is %g, which makes %s %.0f; allowed: %s up to %g (%s at most %d)", n.function.c_str(),
                    sigmaName, sigma, name, extent, sigmaName, largestDerivingSigma(depth), name, kMaxKernelSize));
     if (k < 0 || (k > 0 && k % 2 == 0) || k > kMaxKernelSize)
         CV_Error_(Error::StsBadSize,
-                  ("cv::cuda::createGaussianBlur: %s is %d; allowed: 0 (derived from %s) or an odd number from 1 to %d",
-                   name, k, sigmaName, kMaxKernelSize));
+                  ("%s: %s is %d; allowed: 0 (derived from %s) or an odd number from 1 to %d",
+                   n.function.c_str(), name, k, sigmaName, kMaxKernelSize));
     if (k == 0 && !(sigma > 0))
         CV_Error_(Error::StsBadArg,
-                  ("cv::cuda::createGaussianBlur: %s is 0 and %s is %g; a zero kernel size needs %s > 0",
-                   name, sigmaName, sigma, sigmaName));
+                  ("%s: %s is 0 and %s is %g; a zero kernel size needs %s > 0",
+                   n.function.c_str(), name, sigmaName, sigma, sigmaName));
 }
 
 bool isolatedFlag(int& mode)
@@ -67,15 +67,15 @@ bool isolatedFlag(int& mode)
 }
 
 // Checks the value as the caller passed it (BORDER_ISOLATED allowed on top of a mode).
-void checkBorder(const char* name, int passed)
+void checkBorder(const ArgumentNames& n, const std::string& name, int passed)
 {
     const int mode = passed < 0 ? passed : (passed & ~BORDER_ISOLATED);
     if (mode != BORDER_CONSTANT && mode != BORDER_REPLICATE && mode != BORDER_REFLECT &&
         mode != BORDER_WRAP && mode != BORDER_REFLECT_101)
         CV_Error_(Error::StsBadFlag,
-                  ("cv::cuda::createGaussianBlur: %s is %d; allowed: BORDER_CONSTANT (0), BORDER_REPLICATE (1), "
-                   "BORDER_REFLECT (2), BORDER_WRAP (3), BORDER_REFLECT_101 (4), optionally | BORDER_ISOLATED (16)",
-                   name, passed));
+                  ("%s: %s is %d; allowed: BORDER_CONSTANT (0), BORDER_REPLICATE (1), BORDER_REFLECT (2), "
+                   "BORDER_WRAP (3), BORDER_REFLECT_101 (4), optionally | BORDER_ISOLATED (16)",
+                   n.function.c_str(), name.c_str(), passed));
 }
 
 // What the path choice needs of the current device, queried once per device: an apply() costs
@@ -125,22 +125,13 @@ DeviceLimits deviceLimits()
     return d;
 }
 
-// Every argument checked (before any CUDA call), then the filter's taps as CPU cv::GaussianBlur
-// builds them.
+// Every argument checked (before any CUDA call) under createGaussianBlur's names, then the filter's
+// taps as CPU cv::GaussianBlur builds them.
 FilterTaps checkedFilterTaps(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
                              int rowBorderMode, int columnBorderMode)
 {
-    checkSrcType(srcType);
-    checkDstType(srcType, dstType);
-    checkSigma("sigmaX", sigmaX);
-    checkSigma("sigmaY", sigmaY);
+    checkArguments(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode, createGaussianBlurNames());
     const int depth = CV_MAT_DEPTH(srcType);
-    checkKsize("ksize.width", ksize.width, sigmaX, "sigmaX", depth);
-    // sigmaY <= 0 means "same as sigmaX" (CPU rule), so ksize.height == 0 is judged on that.
-    checkKsize("ksize.height", ksize.height, sigmaY > 0 ? sigmaY : sigmaX, sigmaY > 0 ? "sigmaY" : "sigmaX", depth);
-    checkBorder("rowBorderMode", rowBorderMode);
-    checkBorder("columnBorderMode", columnBorderMode == -1 ? rowBorderMode : columnBorderMode);
-
     const GaussianShape shape = resolveShape(depth, ksize, sigmaX, sigmaY);
     const int bits = fixedPointBits(depth);
     FilterTaps f;
@@ -300,6 +291,33 @@ private:
 
 } // namespace
 
+namespace gaussian {
+
+const ArgumentNames& createGaussianBlurNames()
+{
+    static const ArgumentNames names{"cv::cuda::createGaussianBlur", "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
+    return names;
+}
+
+void checkArguments(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
+                    int rowBorderMode, int columnBorderMode, const ArgumentNames& names)
+{
+    checkSrcType(names, srcType);
+    checkDstType(names, srcType, dstType);
+    checkSigma(names, "sigmaX", sigmaX);
+    checkSigma(names, "sigmaY", sigmaY);
+    const int depth = CV_MAT_DEPTH(srcType);
+    checkKsize(names, "ksize.width", ksize.width, sigmaX, "sigmaX", depth);
+    // sigmaY <= 0 means "same as sigmaX" (CPU rule), so ksize.height == 0 is judged on that.
+    checkKsize(names, "ksize.height", ksize.height, sigmaY > 0 ? sigmaY : sigmaX, sigmaY > 0 ? "sigmaY" : "sigmaX", depth);
+    checkBorder(names, names.rowBorder, rowBorderMode);
+    // -1 means "same as rowBorderMode", checked above.
+    if (columnBorderMode != -1)
+        checkBorder(names, names.columnBorder, columnBorderMode);
+}
+
+} // namespace gaussian
+
 Ptr<Filter> createGaussianBlur(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
                                int rowBorderMode, int columnBorderMode)
 {
@@ -324,6 +342,10 @@ void GaussianBlur(InputArray src, OutputArray dst, Size ksize, double sigmaX, do
     const Key key{src.type(), ksize, sigmaX, sigmaY, borderType, detail::currentDeviceOrNone()};
     if (!last || !(key == lastKey))
     {
+        // Under this function's names (src type, borderType) before createGaussianBlur checks them
+        // again under its own.
+        static const gaussian::ArgumentNames names{"cv::cuda::GaussianBlur", "src type", "dstType", "borderType", "borderType"};
+        gaussian::checkArguments(key.type, -1, ksize, sigmaX, sigmaY, borderType, borderType, names);
         last = createGaussianBlur(key.type, key.type, ksize, sigmaX, sigmaY, borderType, borderType);
         lastKey = key;
     }

@@ -182,16 +182,22 @@ TEST(CudaImage_BadInput, oneshot_src_host_mat)
     expectError([&] { cv::cuda::GaussianBlur(host, out, Size(3, 3), 1, 0, cv::BORDER_REPLICATE, noCudaStream()); }, cv::Error::StsBadArg, {"src must be a cv::cuda::GpuMat"});
 }
 
+// The one-shot reports its arguments under its own names (src type, borderType), not under those of
+// the createGaussianBlur it delegates to (srcType, rowBorderMode).
 TEST(CudaImage_BadInput, oneshot_src_unsupported_type)
 {
     GpuMat src = fakeGpuMat(4, 4, CV_8SC3), out;
-    expectError([&] { cv::cuda::GaussianBlur(src, out, Size(3, 3), 1, 0, cv::BORDER_REPLICATE, noCudaStream()); }, cv::Error::StsUnsupportedFormat, {"CV_8SC3"});
+    expectError([&] { cv::cuda::GaussianBlur(src, out, Size(3, 3), 1, 0, cv::BORDER_REPLICATE, noCudaStream()); }, cv::Error::StsUnsupportedFormat,
+                {"cv::cuda::GaussianBlur: src type is CV_8SC3; allowed: depth CV_8U"});
 }
 
 TEST(CudaImage_BadInput, oneshot_borderType_unknown)
 {
     GpuMat src = fakeGpuMat(4, 4, CV_8UC1), out;
-    expectError([&] { cv::cuda::GaussianBlur(src, out, Size(3, 3), 1, 0, cv::BORDER_TRANSPARENT, noCudaStream()); }, cv::Error::StsBadFlag, {"is 5"});
+    expectError([&] { cv::cuda::GaussianBlur(src, out, Size(3, 3), 1, 0, cv::BORDER_TRANSPARENT, noCudaStream()); }, cv::Error::StsBadFlag,
+                {"cv::cuda::GaussianBlur: borderType is 5; allowed: BORDER_CONSTANT (0)", "BORDER_WRAP"});
+    expectError([&] { cv::cuda::GaussianBlur(src, out, Size(3, 3), 1, 0, 99 | cv::BORDER_ISOLATED, noCudaStream()); }, cv::Error::StsBadFlag,
+                {"cv::cuda::GaussianBlur: borderType is 115;"});
 }
 
 TEST(CudaImage_BadInput, oneshot_ksize_even_after_a_good_call)
@@ -201,7 +207,8 @@ TEST(CudaImage_BadInput, oneshot_ksize_even_after_a_good_call)
     Mat host(4, 4, CV_8UC1, cv::Scalar(1));
     // Valid arguments: the filter is created (and kept) before apply() refuses the host Mat.
     EXPECT_THROW(cv::cuda::GaussianBlur(host, out, Size(3, 3), 1, 0, cv::BORDER_REPLICATE, noCudaStream()), cv::Exception);
-    expectError([&] { cv::cuda::GaussianBlur(src, out, Size(3, 2), 1, 0, cv::BORDER_REPLICATE, noCudaStream()); }, cv::Error::StsBadSize, {"ksize.height is 2"});
+    expectError([&] { cv::cuda::GaussianBlur(src, out, Size(3, 2), 1, 0, cv::BORDER_REPLICATE, noCudaStream()); }, cv::Error::StsBadSize,
+                {"cv::cuda::GaussianBlur: ksize.height is 2"});
 }
 
 //////////////////////////////////////////////////////////////////////////////////////////////

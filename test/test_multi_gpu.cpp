@@ -175,14 +175,19 @@ TEST(CudaImage_MultiGpuArgs, batch_device_beyond_count)
                     : std::vector<std::string>{"no CUDA device"});
 }
 
+// Reported under processBatchGaussian's names: the image whose type is refused, borderType (not
+// createGaussianBlur's srcType and rowBorderMode).
 TEST(CudaImage_MultiGpuArgs, batch_gaussian_bad_arguments)
 {
-    std::vector<Mat> images = { Mat(4, 4, CV_8UC1, Scalar(1)), Mat(4, 4, CV_8SC1, Scalar(1)) }, results;
+    std::vector<Mat> images = { Mat(4, 4, CV_8UC1, Scalar(1)), Mat(4, 4, CV_8UC1, Scalar(1)), Mat(4, 4, CV_8SC1, Scalar(1)) }, results;
     expectError([&] { cv::cuda::processBatchGaussian(images, results, Size(3, 3), 1); },
-                cv::Error::StsUnsupportedFormat, {"srcType is CV_8SC1"});
+                cv::Error::StsUnsupportedFormat, {"cv::cuda::processBatchGaussian: images[2] type is CV_8SC1; allowed: depth CV_8U"});
     images.pop_back();
     expectError([&] { cv::cuda::processBatchGaussian(images, results, Size(4, 3), 1); },
-                cv::Error::StsBadSize, {"ksize.width is 4"});
+                cv::Error::StsBadSize, {"cv::cuda::processBatchGaussian: ksize.width is 4; allowed"});
+    expectError([&] { cv::cuda::processBatchGaussian(images, results, Size(3, 3), 1, 0, 99); },
+                cv::Error::StsBadFlag, {"cv::cuda::processBatchGaussian: borderType is 99; allowed: BORDER_CONSTANT (0)"});
+    EXPECT_TRUE(results.empty());
 }
 
 TEST(CudaImage_MultiGpuArgs, policy_is_per_storage_and_checked)
