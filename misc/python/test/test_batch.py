@@ -56,9 +56,14 @@ class BatchBindingTest(unittest.TestCase):
         with self.assertRaises(cv2.error) as ctx:
             cv2.cuda.processBatchGaussian([np.zeros((4, 4), np.uint8)], (4, 3), 1.0)
         self.assertIn("ksize.width is 4", str(ctx.exception))
+        # processBatchGaussian's own names: the image whose type is refused, borderType.
         with self.assertRaises(cv2.error) as ctx:
-            cv2.cuda.processBatchGaussian([np.zeros((4, 4), np.int8)], (3, 3), 1.0)
-        self.assertIn("srcType is CV_8SC1", str(ctx.exception))
+            cv2.cuda.processBatchGaussian([np.zeros((4, 4), np.uint8), np.zeros((4, 4), np.int8)], (3, 3), 1.0)
+        self.assertIn("cv::cuda::processBatchGaussian: images[1] type is CV_8SC1; allowed: ", str(ctx.exception))
+        with self.assertRaises(cv2.error) as ctx:
+            cv2.cuda.processBatchGaussian([np.zeros((4, 4), np.uint8)], (3, 3), 1.0, borderType=99)
+        self.assertIn("cv::cuda::processBatchGaussian: borderType is 99; allowed: BORDER_CONSTANT (0)", str(ctx.exception))
+        self.assertNotIn("rowBorderMode", str(ctx.exception))
         with self.assertRaises(cv2.error) as ctx:
             cv2.cuda.processBatchGaussian([np.zeros((4, 4), np.uint8)], (3, 3), 1.0, devices=[-1])
         self.assertIn("devices[0] is -1", str(ctx.exception))

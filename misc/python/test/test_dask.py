@@ -235,9 +235,9 @@ class ArgumentTest(unittest.TestCase):
             self.assert_error(TypeError, ["dtype", "supported"], da.zeros((8, 8), dtype=dtype, chunks=4), (3, 3), 1.0)
 
     def test_bad_kernel(self):
-        # Values are checked by cv2.cuda.createGaussianBlur: its messages, as ValueError.
+        # Values are checked by cv2.cuda.createGaussianBlur: its messages, as ValueError from gaussian_blur.
         x = self.image()
-        self.assert_error(ValueError, ["ksize.width is 4", "odd number"], x, (4, 3), 1.0)
+        self.assert_error(ValueError, ["gaussian_blur: ksize.width is 4; allowed: ", "odd number"], x, (4, 3), 1.0)
         self.assert_error(ValueError, ["ksize.height is 2", "odd number"], x, (3, 2), 1.0)
         self.assert_error(ValueError, ["ksize.height is -1"], x, (3, -1), 1.0)
         self.assert_error(ValueError, ["ksize.width is 1048577", "1048575"], x, (1 << 20) + 1, 1.0)
@@ -253,12 +253,25 @@ class ArgumentTest(unittest.TestCase):
         self.assert_error(TypeError, ["sigmaX", "real number"], x, (3, 3), "2")
         with self.assertRaises(ValueError) as ctx:
             cdask.kernel_size(np.uint8, (4, 3), 1.0)
-        self.assertIn("ksize.width is 4", str(ctx.exception))
+        self.assertTrue(str(ctx.exception).startswith("kernel_size: ksize.width is 4; allowed: "), str(ctx.exception))
+        with self.assertRaises(TypeError) as ctx:
+            cdask.kernel_size(np.uint8, (3, 3), "1")
+        self.assertTrue(str(ctx.exception).startswith("kernel_size: sigmaX must be a real number"), str(ctx.exception))
 
     def test_bad_border_and_device(self):
         x = self.image()
-        for border in (cv2.BORDER_TRANSPARENT, 6, 99, -1):
-            self.assert_error(ValueError, ["rowBorderMode is %d" % border, "BORDER_REFLECT_101"], x, (3, 3), 1.0, 0, border)
+        for border in (cv2.BORDER_TRANSPARENT, 6, 99, -1, 99 | cv2.BORDER_ISOLATED):
+            # Named as gaussian_blur names it (createGaussianBlur, which checks it, says rowBorderMode).
+            with self.assertRaises(ValueError) as ctx:
+                cdask.gaussian_blur(x, (3, 3), 1.0, 0, border)
+            message = str(ctx.exception)
+            self.assertTrue(message.startswith("gaussian_blur: borderType is %d; allowed: " % border), message)
+            self.assertIn("BORDER_REFLECT_101", message)
+            self.assertNotIn("rowBorderMode", message)
+            self.assertNotIn("createGaussianBlur", message)
+        with self.assertRaises(ValueError) as ctx:
+            cdask.gaussian_blur(x, (3, 3), 1.0, borderType=99)
+        self.assertIn("gaussian_blur: borderType is 99;", str(ctx.exception))
         self.assert_error(TypeError, ["borderType"], x, (3, 3), 1.0, 0, 1.5)
         self.assert_error(ValueError, ["device", "'auto'"], x, (3, 3), 1.0, device="cuda")
         if gpu_count() < 1:

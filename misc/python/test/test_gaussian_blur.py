@@ -64,6 +64,31 @@ class GaussianBlurGpuTest(unittest.TestCase):
             return self.rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
         return (self.rng.random(shape) * 2000 - 1000).astype(dtype)
 
+    def test_one_shot_errors_name_its_own_parameters(self):
+        """cv2.cuda.GaussianBlur reports src's type and borderType as it names them, not as the
+        createGaussianBlur it calls does (srcType, rowBorderMode). On a GPU only: OpenCV's generated
+        binding evaluates the stream's default, Stream::Null(), before it reads the arguments, and
+        without a driver that ends the process (the C++ tests check the same messages without a
+        GPU: CudaImage_BadInput.oneshot_*)."""
+        for image, args, kwargs, words in (
+                (np.zeros((4, 4), np.uint8), ((3, 3), 1.0), {"borderType": 99},
+                 ["cv::cuda::GaussianBlur: borderType is 99; allowed: BORDER_CONSTANT (0)", "BORDER_WRAP (3)"]),
+                (np.zeros((4, 4), np.uint8), ((3, 3), 1.0), {"borderType": -1}, ["cv::cuda::GaussianBlur: borderType is -1;"]),
+                (np.zeros((4, 4, 3), np.int8), ((3, 3), 1.0), {},
+                 ["cv::cuda::GaussianBlur: src type is CV_8SC3; allowed: depth CV_8U"]),
+                (np.zeros((4, 4), np.uint16), ((4, 3), 1.0), {}, ["cv::cuda::GaussianBlur: ksize.width is 4; allowed: "]),
+                (np.zeros((4, 4), np.float32), ((3, 3), 1.0), {"sigmaY": float("inf")},
+                 ["cv::cuda::GaussianBlur: sigmaY is inf"])):
+            g = cv2.cuda.GpuMat()
+            g.upload(image)
+            with self.assertRaises(cv2.error) as ctx:
+                cv2.cuda.GaussianBlur(g, *args, **kwargs)
+            message = str(ctx.exception)
+            for w in words:
+                self.assertIn(w, message, kwargs)
+            for other in ("createGaussianBlur", "rowBorderMode", "srcType"):
+                self.assertNotIn(other, message, kwargs)
+
     def test_one_shot_is_bit_exact_for_8u_and_16u(self):
         for dtype in (np.uint8, np.uint16):
             for shape in ((480, 640), (480, 640, 3), (97, 113, 4)):

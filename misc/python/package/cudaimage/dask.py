@@ -49,6 +49,7 @@ from __future__ import annotations
 import collections
 import math
 import numbers
+import re
 import sys
 import threading
 from typing import Literal, Sequence
@@ -93,34 +94,48 @@ def _type_name(obj):
     return "%s.%s" % (t.__module__, t.__qualname__)
 
 
-def _check_int(name, value):
+# The checks open their messages with `func`, the public function the caller called.
+def _check_int(name, value, func="gaussian_blur"):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError("gaussian_blur: %s must be an int, got %r (%s)" % (name, value, _type_name(value)))
+        raise TypeError("%s: %s must be an int, got %r (%s)" % (func, name, value, _type_name(value)))
     return int(value)
 
 
-def _check_sigma(name, value):
+def _check_sigma(name, value, func="gaussian_blur"):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError("gaussian_blur: %s must be a real number, got %r (%s)" % (name, value, _type_name(value)))
+        raise TypeError("%s: %s must be a real number, got %r (%s)" % (func, name, value, _type_name(value)))
     return float(value)
 
 
-def _check_ksize(ksize):
+def _check_ksize(ksize, func="gaussian_blur"):
     if isinstance(ksize, numbers.Integral) and not isinstance(ksize, (bool, np.bool_)):
         ksize = (int(ksize), int(ksize))
     if not isinstance(ksize, (tuple, list)) or len(ksize) != 2:
-        raise TypeError("gaussian_blur: ksize must be (width, height) (or one int for both), got %r" % (ksize,))
-    return tuple(_check_int(name, k) for name, k in zip(("ksize.width", "ksize.height"), ksize))
+        raise TypeError("%s: ksize must be (width, height) (or one int for both), got %r" % (func, ksize))
+    return tuple(_check_int(name, k, func) for name, k in zip(("ksize.width", "ksize.height"), ksize))
 
 
-def _check_values(cv_type, ksize, sigma_x, sigma_y, border):
+# What cv2.cuda.createGaussianBlur calls the parameters that the functions here name otherwise: they
+# take one borderType for both directions. ksize.width, ksize.height, sigmaX and sigmaY are spelled
+# alike; srcType never reaches it unchecked (dtype and channels are checked here first).
+_CREATE_PREFIX = "cv::cuda::createGaussianBlur: "
+_CREATE_NAMES = {"rowBorderMode": "borderType", "columnBorderMode": "borderType"}
+_CREATE_NAME_RE = re.compile(r"\b(%s)\b" % "|".join(_CREATE_NAMES))
+
+
+def _check_values(cv_type, ksize, sigma_x, sigma_y, border, func="gaussian_blur"):
     """The values, checked by C++: cv2.cuda.createGaussianBlur checks every argument before any CUDA
     call (so also on a machine without a GPU or driver) and says which one is wrong, its value and
-    what is allowed. Its cv2.error becomes a ValueError with that message."""
+    what is allowed. Its cv2.error becomes a ValueError with that message, opened by `func` and
+    with the parameter named as `func` names it (borderType, not rowBorderMode)."""
     try:
         cv2.cuda.createGaussianBlur(cv_type, -1, ksize, sigma_x, sigma_y, border, border)
     except cv2.error as e:
-        raise ValueError("gaussian_blur: %s" % (getattr(e, "err", None) or e)) from e
+        message = str(getattr(e, "err", None) or e).strip()
+        if message.startswith(_CREATE_PREFIX):
+            message = message[len(_CREATE_PREFIX):]
+        message = _CREATE_NAME_RE.sub(lambda m: _CREATE_NAMES[m.group(1)], message)
+        raise ValueError("%s: %s" % (func, message)) from e
 
 
 def kernel_size(dtype: npt.DTypeLike, ksize: int | Sequence[int], sigmaX: float,
@@ -128,14 +143,14 @@ def kernel_size(dtype: npt.DTypeLike, ksize: int | Sequence[int], sigmaX: float,
     """(width, height) of the kernel cv2.GaussianBlur uses for an image of ``dtype`` with these
     arguments: a size of 0 is derived from its sigma (``cv2.cuda.gaussianKernelSize``), sigmaY <= 0
     means sigmaX. The halo of each chunk is half of it. Raises TypeError naming the argument for a
-    wrong type, ValueError with OpenCV's message for a value cv2.cuda.createGaussianBlur refuses."""
+    wrong type, ValueError with the message of cv2.cuda.createGaussianBlur for a value it refuses."""
     dt = np.dtype(dtype)
     if dt not in _CV_DEPTH:
-        raise TypeError("gaussian_blur: dtype %s is not supported; supported: %s"
+        raise TypeError("kernel_size: dtype %s is not supported; supported: %s"
                         % (dt, ", ".join(str(d) for d in SUPPORTED_DTYPES)))
-    ksize = _check_ksize(ksize)
-    sx, sy = _check_sigma("sigmaX", sigmaX), _check_sigma("sigmaY", sigmaY)
-    _check_values(_cv_type(dt, 1), ksize, sx, sy, cv2.BORDER_REPLICATE)
+    ksize = _check_ksize(ksize, "kernel_size")
+    sx, sy = _check_sigma("sigmaX", sigmaX, "kernel_size"), _check_sigma("sigmaY", sigmaY, "kernel_size")
+    _check_values(_cv_type(dt, 1), ksize, sx, sy, cv2.BORDER_REPLICATE, "kernel_size")
     return _kernel_size(dt, ksize, sx, sy)
 
 
@@ -540,9 +555,10 @@ def gaussian_blur(arr: da.Array, ksize: int | Sequence[int], sigmaX: float, sigm
     @return dask.array.Array of arr's shape, dtype, chunks and chunk type.
 
     Every argument is checked here, before any task runs: TypeError naming the parameter for a
-    wrong type; ValueError for a wrong value, naming it (the kernel and border values with the
-    message of cv2.cuda.createGaussianBlur, which checks them: ksize.width / ksize.height,
-    sigmaX / sigmaY, rowBorderMode for borderType); RuntimeError for device="gpu" without a GPU.
+    wrong type; ValueError for a wrong value, naming it, its value and what is allowed (the kernel
+    and border values are checked by cv2.cuda.createGaussianBlur and reported under the names
+    here: ksize.width / ksize.height, sigmaX / sigmaY, borderType); RuntimeError for device="gpu"
+    without a GPU.
     """
     if not isinstance(arr, da.Array):
         raise TypeError("gaussian_blur: arr must be a dask.array.Array, got %s (wrap an in-memory image "
