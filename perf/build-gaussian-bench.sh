@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds perf/gaussian_bench against the module build (scripts/build/build-module.sh) into
 # out/gaussian_bench; it runs wherever the GPU bundle's libraries are (LD_LIBRARY_PATH=<bundle>/lib).
-# The NPP part (perf/npp_gaussian_bench.cu) needs NPP, so it is compiled on the GPU machine:
+# The NPP part (perf/npp_gaussian_bench.cu) needs NPP, so it is compiled on the GPU machine, from
+# the bundle's perf/ folder, which holds the header both include (perf/bench_support.hpp):
 #   nvcc -O3 -arch=sm_90 perf/npp_gaussian_bench.cu -lnppif -lnppc -o npp_gaussian_bench
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"

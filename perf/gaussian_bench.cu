@@ -35,9 +35,12 @@
 #include "opencv2/cudafilters.hpp"
 #include "opencv2/cudaimage.hpp"
 
-#define CHECK_CUDA(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+#include "bench_support.hpp"
 
 namespace {
+
+using cudaimage_bench::EventTimer;
+using cudaimage_bench::tableKsize;
 
 // The ceiling: a plain copy kernel, 16-byte loads and stores.
 __global__ void copyKernel(const uint4* __restrict__ src, uint4* __restrict__ dst, size_t n)
@@ -76,57 +79,6 @@ __global__ void seedNaiveKernel(const T* input, T* output, int width, int height
             }
         output[y * stepElems + x * cn + c] = (T)(sum / weightSum);
     }
-}
-
-struct Timer
-{
-    cudaStream_t s;
-    cudaEvent_t a, b;
-    explicit Timer(cudaStream_t stream) : s(stream) { CHECK_CUDA(cudaEventCreate(&a)); CHECK_CUDA(cudaEventCreate(&b)); }
-    ~Timer() { cudaEventDestroy(a); cudaEventDestroy(b); }
-    template <class F> double median(F run, int reps, int warmup = 3)
-    {
-        for (int i = 0; i < warmup; i++) run();
-        std::vector<float> t;
-        for (int i = 0; i < reps; i++)
-        {
-            CHECK_CUDA(cudaEventRecord(a, s)); run(); CHECK_CUDA(cudaEventRecord(b, s));
-            CHECK_CUDA(cudaEventSynchronize(b));
-            float ms = 0; CHECK_CUDA(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms);
-        }
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
-    }
-    // As median(), with `hold` enqueued before each timed call (a kernel that keeps the stream busy
-    // while the host enqueues the events and `run`): the events then bracket the device work only.
-    template <class H, class F> double medianBehind(H hold, F run, int reps, int warmup = 3)
-    {
-        for (int i = 0; i < warmup; i++) run();
-        std::vector<float> t;
-        for (int i = 0; i < reps; i++)
-        {
-            hold();
-            CHECK_CUDA(cudaEventRecord(a, s)); run(); CHECK_CUDA(cudaEventRecord(b, s));
-            CHECK_CUDA(cudaEventSynchronize(b));
-            float ms = 0; CHECK_CUDA(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms);
-        }
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
-    }
-};
-
-double cpuMedianMs(const cv::Mat& src, cv::Mat& dst, cv::Size k, double sigma, int reps)
-{
-    cv::GaussianBlur(src, dst, k, sigma, sigma, cv::BORDER_REPLICATE);
-    std::vector<double> t;
-    for (int i = 0; i < reps; i++)
-    {
-        const int64 t0 = cv::getTickCount();
-        cv::GaussianBlur(src, dst, k, sigma, sigma, cv::BORDER_REPLICATE);
-        t.push_back((cv::getTickCount() - t0) * 1000.0 / cv::getTickFrequency());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
 }
 
 cv::Mat randomMat(cv::Size size, int type)
@@ -369,7 +321,7 @@ int main(int argc, char** argv)
 
     cv::cuda::Stream stream;
     cudaStream_t s = cv::cuda::StreamAccessor::getStream(stream);
-    Timer timer(s);
+    EventTimer timer(s);
     if (sweep)
     {
         // 8UC1 by radius with the tensor-core path at every radius ("all") and off ("0"), then
@@ -404,7 +356,6 @@ int main(int argc, char** argv)
         return 0;
     }
     const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4, CV_16UC1, CV_32FC1};
-    const double sigmas[] = {1, 2, 5, 10, 30};
     const cv::Size size(side, side);
 
     std::ostringstream md, js;
@@ -435,9 +386,9 @@ int main(int argc, char** argv)
         const double copyMs = timer.median([&] { copyKernel<<<132 * 16, 256, 0, s>>>((const uint4*)src.data, (uint4*)dst.data, vecs); }, 20);
         const double copyGBs = bytes / copyMs / 1e6;
 
-        for (double sigma : sigmas)
+        for (double sigma : cudaimage_bench::kTableSigmas)
         {
-            const int k = 2 * (int)std::lround(3 * sigma) + 1;
+            const int k = tableKsize(sigma);
             const cv::Size ks(k, k);
             const int reps = quick ? 5 : (k > 61 ? 10 : 30);
             cv::Ptr<cv::cuda::Filter> ours = cv::cuda::createGaussianBlur(type, type, ks, sigma, sigma, cv::BORDER_REPLICATE);
@@ -496,7 +447,8 @@ int main(int argc, char** argv)
             {
                 const cv::Rect r(0, 0, std::min(4096, size.width), std::min(4096, size.height));
                 cv::Mat sub = host(r).clone(), out;
-                cpu.ms = cpuMedianMs(sub, out, ks, sigma, quick ? 1 : 3) * (double)host.total() / r.area();
+                cpu.ms = cudaimage_bench::hostMedianMs([&] { cv::GaussianBlur(sub, out, ks, sigma, sigma, cv::BORDER_REPLICATE); },
+                                                       quick ? 1 : 3) * (double)host.total() / r.area();
                 cpu.scaled = r.area() != (int)host.total();
             }
             peers.push_back(cpu);
@@ -574,8 +526,7 @@ int main(int argc, char** argv)
             hostUs.push_back((cv::getTickCount() - t0) * 1e6 / cv::getTickFrequency() / 200);
             CHECK_CUDA(cudaStreamSynchronize(s));
         }
-        std::sort(hostUs.begin(), hostUs.end());
-        const double hostUsMedian = hostUs[hostUs.size() / 2];
+        const double hostUsMedian = cudaimage_bench::medianOf(hostUs);
         md << "\n3840x2160 8UC1 sigma 2 (k13): " << cv::format("%.1f", deviceMs * 1000) << " us device time per call (target <= 20 us); "
            << "apply() host time " << cv::format("%.1f", hostUsMedian) << " us (target <= 5 us); event-to-event on an idle stream, host and device together: "
            << cv::format("%.1f", ms * 1000) << " us.\n";

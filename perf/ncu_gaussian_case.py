@@ -11,10 +11,11 @@ cv2.cuda.createGaussianBlur(...).apply() twice (the first warms up; profile the 
 TYPE is 8UC1..8UC4, 16UC1..16UC4 or 32FC1..32FC4; ksize = 2 round(3 sigma) + 1, BORDER_REPLICATE,
 as perf/gaussian_bench.cu's table (perf/results/2026-12-04-f2607f6-H200-ncu-missed-cells.txt)."""
 import argparse
-import math
 
 import numpy as np
 import cv2
+
+from python_peers_bench import ksize_for   # the table's rule (beside this file in perf/)
 
 
 def main():
@@ -37,7 +38,7 @@ def main():
         raise SystemExit("type must be 8U, 16U or 32F with 1 to 4 channels: %s" % args.type)
     src = cv2.cuda.GpuMat(a)
     dst = cv2.cuda.GpuMat(src.size(), src.type())
-    k = 2 * int(math.floor(3 * args.sigma + 0.5)) + 1
+    k = ksize_for(args.sigma)
     f = cv2.cuda.createGaussianBlur(src.type(), src.type(), (k, k), args.sigma, args.sigma, cv2.BORDER_REPLICATE)
     for _ in range(2):
         f.apply(src, dst)

@@ -1,22 +1,21 @@
 // NPP's Gaussian (nppiFilterGaussAdvancedBorder_*_Ctx, NPP_BORDER_REPLICATE) timed like
-// gaussian_bench: CUDA events, warm-up, median, random data. Needs NPP (the CUDA 13 toolkit on
-// the GPU machine has it; the build machine's has not), so it is a separate program with no
-// OpenCV, built where NPP is found:
+// gaussian_bench (the same timing loop and table: perf/bench_support.hpp), random data. Needs NPP
+// (the CUDA 13 toolkit on the GPU machine has it; the build machine's has not), so it is a separate
+// program with no OpenCV, built where NPP is found (the header beside it in perf/):
 //   nvcc -O3 -arch=sm_90 perf/npp_gaussian_bench.cu -lnppif -lnppc -o npp_gaussian_bench
 //   ./npp_gaussian_bench > npp.jsonl        (one JSON object per cell; gaussian_bench --npp npp.jsonl)
-// Taps: the sampled Gaussian exp(-x^2 / 2 sigma^2), normalised, ksize = 2*round(3 sigma)+1, as
-// OpenCV's rule for 8U; NPP takes float taps.
+// Taps: the sampled Gaussian exp(-x^2 / 2 sigma^2), normalised, ksize = 2*round(3 sigma)+1 (the
+// table's rule, cudaimage_bench::tableKsize); NPP takes float taps.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <chrono>
 #include <vector>
 #include <cuda_runtime.h>
 #include <npp.h>
 #include <nppi_filtering_functions.h>
 
-#define CHECK_CUDA(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+#include "bench_support.hpp"
 
 static NppStreamContext makeContext(cudaStream_t stream)
 {
@@ -61,32 +60,14 @@ __global__ void fillRandomFloat(float* p, size_t n, unsigned seed)
 
 struct Cell { const char* type; int depthBytes; int cn; };
 
-template <class F>
-static double medianMs(F run, cudaStream_t s, int reps, int warmup)
-{
-    cudaEvent_t a, b;
-    CHECK_CUDA(cudaEventCreate(&a)); CHECK_CUDA(cudaEventCreate(&b));
-    for (int i = 0; i < warmup; i++) run();
-    std::vector<float> t;
-    for (int i = 0; i < reps; i++)
-    {
-        CHECK_CUDA(cudaEventRecord(a, s)); run(); CHECK_CUDA(cudaEventRecord(b, s));
-        CHECK_CUDA(cudaEventSynchronize(b));
-        float ms = 0; CHECK_CUDA(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    cudaEventDestroy(a); cudaEventDestroy(b);
-    return t[t.size() / 2];
-}
-
 int main(int argc, char** argv)
 {
     const int W = argc > 1 ? atoi(argv[1]) : 16384, H = argc > 2 ? atoi(argv[2]) : 16384;
     const Cell cells[] = {{"8UC1", 1, 1}, {"8UC3", 1, 3}, {"8UC4", 1, 4}, {"16UC1", 2, 1}, {"32FC1", 4, 1}};
-    const double sigmas[] = {1, 2, 5, 10, 30};
     cudaStream_t s;
     CHECK_CUDA(cudaStreamCreate(&s));
     NppStreamContext ctx = makeContext(s);
+    cudaimage_bench::EventTimer timer(s);
     for (const Cell& c : cells)
     {
         const size_t pitch = ((size_t)W * c.cn * c.depthBytes + 511) / 512 * 512, bytes = pitch * H;
@@ -97,9 +78,9 @@ int main(int argc, char** argv)
         else
             fillRandom<<<4096, 256, 0, s>>>(src, bytes, 1234u);
         CHECK_CUDA(cudaStreamSynchronize(s));
-        for (double sigma : sigmas)
+        for (double sigma : cudaimage_bench::kTableSigmas)
         {
-            const int k = 2 * (int)std::lround(3 * sigma) + 1;
+            const int k = cudaimage_bench::tableKsize(sigma);
             std::vector<float> taps(k);
             double sum = 0;
             for (int i = 0; i < k; i++) { taps[i] = (float)std::exp(-(i - k / 2) * (i - k / 2) / (2 * sigma * sigma)); sum += taps[i]; }
@@ -135,7 +116,7 @@ int main(int argc, char** argv)
                 printf("{\"peer\": \"npp\", \"type\": \"%s\", \"sigma\": %g, \"ksize\": %d, \"width\": %d, \"height\": %d, \"error\": \"NppStatus %d\"}\n", c.type, sigma, k, W, H, (int)st);
             else
             {
-                const double ms = medianMs(run, s, reps, warmup);
+                const double ms = timer.median(run, reps, warmup);
                 printf("{\"peer\": \"npp\", \"type\": \"%s\", \"sigma\": %g, \"ksize\": %d, \"width\": %d, \"height\": %d, \"ms\": %.5f, \"reps\": %d}\n", c.type, sigma, k, W, H, ms, reps);
             }
             fflush(stdout);

@@ -14,9 +14,9 @@
 //  - BatchPerf.processBatch/<devices>: the same batch timed by OpenCV's harness, on the first device
 //    only (1) and on every device (0), ten batches each, for the usual perf report.
 #include "perf_precomp.hpp"
+#include "bench_support.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -66,19 +66,11 @@ Mat cpuBlur(const Mat& src)
     return dst;
 }
 
-// Median wall time of `runs` batches (process() returns when every result is on the host).
+// Median wall time of `runs` batches (process() returns when every result is on the host), after
+// one batch of warm-up (staging and device buffers, taps, results).
 double medianSeconds(cuda::BatchProcessor& p, const std::vector<Mat>& frames, std::vector<Mat>& results, int runs)
 {
-    p.process(frames, results);   // warm-up: staging and device buffers, taps, results
-    std::vector<double> t;
-    for (int r = 0; r < runs; ++r)
-    {
-        const auto t0 = std::chrono::steady_clock::now();
-        p.process(frames, results);
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return cudaimage_bench::hostMedianMs([&] { p.process(frames, results); }, runs, 1) / 1000;
 }
 
 // One line: images/s on the current device alone and on every device, and the ratio.

@@ -1,7 +1,8 @@
 // Gaussian blur, ours and the peers, with the same parameters (the OpenCV way to compare):
 //   opencv_perf_cudaimage --gtest_filter='*Gaussian*' [--perf_min_samples=50]
-// Sizes and sigmas follow the performance issue's table (sigma 1, 2, 5, 10, 30).
+// Sizes, sigmas and kernel sizes follow the performance issue's table (perf/bench_support.hpp).
 #include "perf_precomp.hpp"
+#include "bench_support.hpp"
 
 namespace opencv_test { namespace {
 
@@ -10,12 +11,10 @@ typedef perf::TestBaseWithParam<Size_Type_Sigma> GaussianBlurPerf;
 
 #define GAUSS_SIZES testing::Values(Size(3840, 2160), Size(16384, 16384))
 #define GAUSS_TYPES testing::Values(CV_8UC1, CV_8UC3, CV_8UC4, CV_16UC1, CV_32FC1)
-#define GAUSS_SIGMAS testing::Values(1.0, 2.0, 5.0, 10.0, 30.0)
+#define GAUSS_SIGMAS testing::ValuesIn(cudaimage_bench::kTableSigmas)
 
-// OpenCV's ksize rule for 8U sources (3 sigma per side), used for every depth so all rows of a
-// table use the same kernel: k7, k13, k31, k61, k181.
-// The size OpenCV derives from sigma for 8-bit images, for every type: each type is timed with the same kernel.
-Size ksizeFor(double sigma) { const int k = cuda::gaussianKernelSize(sigma, CV_8U); return Size(k, k); }
+// The table's kernel size for every type: each type is timed with the same kernel.
+Size ksizeFor(double sigma) { const int k = cudaimage_bench::tableKsize(sigma); return Size(k, k); }
 
 PERF_TEST_P(GaussianBlurPerf, cudaimage, testing::Combine(GAUSS_SIZES, GAUSS_TYPES, GAUSS_SIGMAS))
 {

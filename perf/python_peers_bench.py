@@ -89,7 +89,9 @@ def log(msg):
 
 
 def ksize_for(sigma):
-    # gaussian_bench: 2 * std::lround(3 * sigma) + 1 (round half away from zero)
+    """The table's kernel size, 2*round(3 sigma)+1, rounding half away from zero: the C++ benchmarks'
+    cudaimage_bench::tableKsize (perf/bench_support.hpp), restated because Python cannot include
+    that header; perf/ncu_gaussian_case.py imports it from here."""
     return 2 * int(math.floor(3 * sigma + 0.5)) + 1
 
 

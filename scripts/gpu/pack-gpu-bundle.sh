@@ -17,7 +17,8 @@
 #   run-all.sh  bundle-libs.sh  run-sanitizers.sh  MANIFEST.txt  checks/cv2_check.py
 #   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage-blur (the tool, module
 #                 build), gaussian_bench (perf/), cudaimage_test (standalone)
-#   perf/         run-gaussian-bench.sh, npp_gaussian_bench.cu, python_peers_bench.py: `perf/run-gaussian-bench.sh . OUT`
+#   perf/         run-gaussian-bench.sh, npp_gaussian_bench.cu and its bench_support.hpp, python_peers_bench.py:
+#                 `perf/run-gaussian-bench.sh . OUT`
 #   bin/samples/  the C++ samples blur, pipeline, video_blur (standalone build)
 #   lib/          libopencv_*.so.501 (or .414), libcudaimage.so.* (standalone), under their SONAMEs
 #   lib/carried/  every other library ldd resolves on this machine (libjpeg.so.62, libpng16.so.16,
@@ -86,11 +87,13 @@ else
     echo "cudaimage-blur: not built (scripts/build/build-module.sh builds it), not bundled"
 fi
 # The side-by-side benchmark (perf/gaussian_bench.cu, linked against the module build) and what
-# perf/run-gaussian-bench.sh needs on the GPU machine (NPP's part is compiled there).
+# perf/run-gaussian-bench.sh needs on the GPU machine (NPP's part is compiled there, with the
+# header it shares with gaussian_bench).
 bash "$CUDAIMAGE_REPO/perf/build-gaussian-bench.sh"
 cp "$CUDAIMAGE_REPO/out/gaussian_bench" "$stage/bin/"
 mkdir -p "$stage/perf"
-cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$CUDAIMAGE_REPO/perf/dask_bench.py" "$CUDAIMAGE_REPO/perf/python_peers_bench.py" "$stage/perf/"
+cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$CUDAIMAGE_REPO/perf/bench_support.hpp" \
+    "$CUDAIMAGE_REPO/perf/dask_bench.py" "$CUDAIMAGE_REPO/perf/python_peers_bench.py" "$stage/perf/"
 cp "$CUDAIMAGE_REPO/scripts/gpu/run-sanitizers.sh" "$stage/"
 # C++ samples: built by the standalone build only (top-level CMakeLists.txt).
 sample_bins=()
