@@ -6,6 +6,7 @@
 //   gaussian_bench [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size 16384] [--quick] [--ours-only]
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
 //   gaussian_bench --sweep [--size N]: 8UC1 by radius (N^2 and 3840x2160), the tensor-core path at every radius and off
+//   gaussian_bench --check-args ARGS...: exit 0 if ARGS are valid, else 2 with the usage; runs nothing
 //   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
 //   (--peers: PyTorch, CV-CUDA, CuPy and kornia, from perf/python_peers_bench.py's JSON lines: their
 //    times become four more columns, their exactness against the CPU a second table)
@@ -295,18 +296,27 @@ int main(int argc, char** argv)
 {
     std::string outDir = ".", nppPath, peersPath;
     int side = 16384;
-    bool quick = false, oursOnly = false, sweep = false;
+    bool quick = false, oursOnly = false, sweep = false, checkArgs = false;
     for (int i = 1; i < argc; i++)
     {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) outDir = argv[++i];
         else if (!strcmp(argv[i], "--npp") && i + 1 < argc) nppPath = argv[++i];
         else if (!strcmp(argv[i], "--peers") && i + 1 < argc) peersPath = argv[++i];
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc) side = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc && (side = atoi(argv[i + 1])) > 0) i++;
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--ours-only")) oursOnly = true;
         else if (!strcmp(argv[i], "--sweep")) sweep = true;
-        else { fprintf(stderr, "usage: %s [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size N] [--quick] [--ours-only] [--sweep]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--check-args")) checkArgs = true;
+        else
+        {
+            fprintf(stderr, "%s: '%s' is not an argument here, or lacks its value; usage: %s [--out DIR] [--npp npp.jsonl] "
+                    "[--peers peers.jsonl] [--size N (N > 0)] [--quick] [--ours-only] [--sweep] [--check-args]\n",
+                    argv[0], argv[i], argv[0]);
+            return 2;
+        }
     }
+    if (checkArgs)
+        return 0;
     PeerResults peerResults;
     if (!peersPath.empty())
     {

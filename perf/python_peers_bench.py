@@ -6,7 +6,7 @@ data) and checked against CPU cv2.GaussianBlur. Writes JSON lines that gaussian_
 
     python3 perf/python_peers_bench.py [--out peers.jsonl] [--size 16384] [--quick]
         [--peers pytorch,cvcuda,cupy,kornia] [--types 8UC1,...] [--sigmas 1,2,...]
-        [--check-size 1024] [--budget-s 300] [--no-tf32]
+        [--check-size 1024] [--budget-s 300] [--no-tf32] [--check-args]
 
 Cases: the same as gaussian_bench: 8UC1, 8UC3, 8UC4, 16UC1, 32FC1 x sigma 1, 2, 5, 10, 30 with
 ksize = 2*round(3 sigma)+1 (both directions), BORDER_REPLICATE, a SIZE x SIZE image.
@@ -125,7 +125,25 @@ def main():
                          "may run in TF32, 10-bit mantissa)")
     ap.add_argument("--budget-s", type=float, default=300.0,
                     help="cells not started within this many seconds are written as 'not run'")
+    ap.add_argument("--check-args", action="store_true",
+                    help="check the arguments (peer and type names, sigmas) and exit: 0 when they are valid, "
+                         "2 otherwise; imports and runs nothing (perf/run-gaussian-bench.sh calls it first)")
     args = ap.parse_args()
+    # Names checked before anything is imported or run, so that a misspelt one fails at once.
+    peers = [p for p in args.peers.split(",") if p]
+    types = [t for t in args.types.split(",") if t]
+    for what, given, known in (("peer", peers, PEERS), ("type", types, TYPES)):
+        unknown = [g for g in given if g not in known]
+        if unknown or not given:
+            ap.error("unknown %s(s) %s; known: %s" % (what, ",".join(unknown) or "(none given)", ",".join(known)))
+    try:
+        sigmas = [float(s) for s in args.sigmas.split(",") if s]
+    except ValueError as e:
+        ap.error("--sigmas: %s" % e)
+    if not sigmas or not all(s > 0 for s in sigmas):
+        ap.error("--sigmas is %r; allowed: positive numbers, comma-separated" % args.sigmas)
+    if args.check_args:
+        return
 
     t_start = time.time()
     import cv2
@@ -137,10 +155,6 @@ def main():
     if args.no_tf32:
         torch.backends.cudnn.allow_tf32 = False
     dev = torch.device("cuda")
-    peers = [p for p in args.peers.split(",") if p]
-    unknown = [p for p in peers if p not in PEERS]
-    if unknown:
-        sys.exit("python_peers_bench: unknown peer(s) %s; known: %s" % (",".join(unknown), ",".join(PEERS)))
     # The optional peers: a module, or None and the reason ("<peer>_missing" in the meta line).
     cvcuda = cupy = cupy_ndimage = kornia = None
     CVCUDA_WHY = CUPY_WHY = KORNIA_WHY = "not in --peers"
@@ -167,8 +181,6 @@ def main():
     cupy_version = getattr(cupy, "__version__", None)
     kornia_version = getattr(kornia, "__version__", None)
 
-    types = [t for t in args.types.split(",") if t]
-    sigmas = [float(s) for s in args.sigmas.split(",") if s]
     N = args.size
     CHECK = min(args.check_size, N)
     out = sys.stdout if args.out == "-" else open(args.out, "w")

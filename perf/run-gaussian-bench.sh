@@ -11,15 +11,26 @@
 # `pip install --no-deps --no-index --target` into a temporary folder that only the peers' Python
 # sees. A peer that cannot be imported gets "not run" cells. PEERS=pytorch,cupy (say) picks peers.
 # Writes OUT/gaussian-<date>.md and .json (commit them under perf/results/), OUT/npp.jsonl and
-# OUT/peers.jsonl.
+# OUT/peers.jsonl. PEERS and the gaussian_bench arguments are checked (by python_peers_bench.py
+# and gaussian_bench themselves) before anything runs: a name or argument they do not know fails
+# at once, with exit status 2.
 set -euo pipefail
+[[ $# -ge 1 && -d $1 ]] || { echo "usage: run-gaussian-bench.sh BUNDLE_DIR [OUT] [gaussian_bench args]" >&2; exit 2; }
 B=$(cd "$1" && pwd); OUT=${2:-$PWD}; shift $(( $# >= 2 ? 2 : 1 ))
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
+py=${PYTHON:-python3}
+if [[ -n ${PEERS:-} && -f $here/python_peers_bench.py ]]; then
+    # Exit status 2: a name it does not know; any other failure (no NumPy here, say) is left to the
+    # peers' run below, which then reports it and leaves their columns empty.
+    rc=0; "$py" "$here/python_peers_bench.py" --check-args --peers "$PEERS" || rc=$?
+    ((rc != 2)) || { echo "PEERS=$PEERS refused (above)" >&2; exit 2; }
+fi
 # The libraries as run-all.sh has them (the bundle's bundle-libs.sh).
 # shellcheck source=../scripts/gpu/bundle/bundle-libs.sh
 source "$B/bundle-libs.sh" && use_bundle_libraries "$B"
+"$B/bin/gaussian_bench" --check-args "$@" || exit 2
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 npp_args=()
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 if [[ -x $nvcc ]] && ls "$(dirname "$nvcc")"/../lib64/libnppif.so* >/dev/null 2>&1; then
@@ -39,7 +50,6 @@ for ((i = 0; i < ${#args[@]}; i++)); do
         --quick) py_args+=(--quick) ;;
     esac
 done
-py=${PYTHON:-python3}
 rm -f "$OUT/peers.jsonl"
 # PEER_WHEELS: wheels the machine lacks (kornia), installed for this run only.
 peer_site=
