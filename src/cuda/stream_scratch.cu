@@ -5,23 +5,10 @@
 #include <map>
 #include <mutex>
 #include "../cuda_check.hpp"
+#include "capture_mode.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
-
-// The pool's administration is no stream work: done in relaxed capture mode, so that a call being
-// captured into a CUDA graph (global mode refuses "potentially unsafe" calls) can make it.
-class RelaxedCapture
-{
-public:
-    RelaxedCapture() { CUDAIMAGE_CHECK(cudaThreadExchangeStreamCaptureMode(&mode_)); }
-    ~RelaxedCapture() { (void)cudaThreadExchangeStreamCaptureMode(&mode_); }
-    RelaxedCapture(const RelaxedCapture&) = delete;
-    RelaxedCapture& operator=(const RelaxedCapture&) = delete;
-
-private:
-    cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
-};
 
 struct DevicePool
 {
@@ -40,7 +27,9 @@ std::mutex& poolMutex()
 constexpr uint64_t kGranule = uint64_t(2) << 20;
 
 // The device's pool (created on first use; never destroyed: it lives as long as the process's CUDA
-// context) with its release threshold set to keep `bytes`.
+// context) with its release threshold set to keep `bytes`, or null. The pool's administration is
+// no stream work: done in relaxed capture mode (capture_mode.hpp), so that a call being captured
+// into a CUDA graph can make it.
 cudaMemPool_t poolFor(int device, size_t bytes)
 {
     std::lock_guard<std::mutex> lock(poolMutex());
@@ -49,7 +38,7 @@ cudaMemPool_t poolFor(int device, size_t bytes)
     if (it == pools.end())
     {
         DevicePool d;
-        RelaxedCapture relaxed;
+        RelaxedCaptureMode relaxed;
         int supported = 0;
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
         if (supported)
@@ -79,12 +68,28 @@ cudaMemPool_t poolFor(int device, size_t bytes)
     const uint64_t keep = (static_cast<uint64_t>(bytes) + kGranule - 1) / kGranule * kGranule;
     if (d.pool && d.keep != keep)
     {
-        RelaxedCapture relaxed;
+        RelaxedCaptureMode relaxed;
         uint64_t value = keep;
         CUDAIMAGE_CHECK(cudaMemPoolSetAttribute(d.pool, cudaMemPoolAttrReleaseThreshold, &value));
         d.keep = keep;
     }
     return d.pool;
+}
+
+// The capture status of `stream`. The legacy default stream, while another stream captures in
+// global mode, is refused the query (cudaErrorStreamCaptureImplicit): work on it would join that
+// capture, so it counts as being captured.
+cudaStreamCaptureStatus captureStatus(cudaStream_t stream)
+{
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaError_t err = cudaStreamIsCapturing(stream, &status);
+    if (err == cudaErrorStreamCaptureImplicit)
+    {
+        (void)cudaGetLastError();
+        return cudaStreamCaptureStatusActive;
+    }
+    CUDAIMAGE_CHECK(err);
+    return status;
 }
 
 } // namespace
@@ -94,7 +99,10 @@ StreamScratch::StreamScratch(size_t bytes, cudaStream_t stream) : stream_(stream
     int device = 0;
     CUDAIMAGE_CHECK(cudaGetDevice(&device));
     cudaMemPool_t pool = poolFor(device, bytes);
-    pooled_ = pool != nullptr;
+    // Only a device without a pool asks whether the stream is being captured (and refuses if so):
+    // with a pool, the allocation is capturable and a call costs no query.
+    pooled_ = scratchSource(pool != nullptr, pool ? cudaStreamCaptureStatusNone : captureStatus(stream), device) ==
+              ScratchSource::Pool;
     const cudaError_t err = pooled_ ? cudaMallocFromPoolAsync(&ptr_, bytes, pool, stream) : cudaMalloc(&ptr_, bytes);
     if (err != cudaSuccess)
     {

@@ -25,9 +25,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include "opencv2/core/base.hpp"
 #include "../../cuda_check.hpp"
 #include "tensor_core_path.hpp"
+#include "../../cuda/capture_mode.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
 #include "tensor_core_imma.cuh"
 
@@ -263,8 +263,12 @@ bool tensorCoreCodeRuns()
 {
     // The PTX target the current device's code of the kernel was compiled from (as CUB's
     // PtxVersion): 75 where the driver compiled sm_75 PTX for a newer GPU. No code for the device
-    // at all: not runnable either (the error is not sticky; cleared).
+    // at all: not runnable either (the error is not sticky; cleared). Asked once per device, by the
+    // first apply() there, which may be being captured into a CUDA graph: in relaxed capture mode,
+    // so that the query is not refused (a refusal would read as "no code" and keep the path off on
+    // the device for the process) and does not invalidate the capture.
     cudaFuncAttributes attributes;
+    RelaxedCaptureMode relaxed;
     if (cudaFuncGetAttributes(&attributes, gaussianTensor8U<1>) != cudaSuccess)
     {
         (void)cudaGetLastError();

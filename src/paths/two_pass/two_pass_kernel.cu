@@ -20,7 +20,7 @@
 //   [ taps x | taps y | one tap ]  (padded to 256 bytes)   [ scratch: height + 2*ry rows, pitch 256-aligned ]
 //
 // The taps reach it through a kernel parameter (copyTaps), so a call needs no host memory to outlive
-// it, no upload to wait for and no synchronisation, and can be captured in a CUDA graph.
+// it, no upload to wait for and no synchronisation; under graph capture: kernel and memory nodes.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

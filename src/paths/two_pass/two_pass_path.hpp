@@ -53,10 +53,10 @@ struct TwoPassPath
     /** Enqueues the two passes on `stream`; never synchronises the host or the device, and
      * allocates nothing that outlives the call: the taps and the scratch image live in one
      * stream-ordered allocation of the device's scratch pool (cudaMallocFromPoolAsync before,
-     * cudaFreeAsync after, both on `stream`), so the call can be captured in a CUDA graph. In place
-     * too (the source is fully read by pass 1 before pass 2 writes). call.unitX/unitY: a one-tap
-     * kernel in that direction (call.rx/ry are then 0). Throws cv::Exception on allocation and
-     * launch errors. */
+     * cudaFreeAsync after, both on `stream`), so the call can be captured in a CUDA graph (without
+     * a pool, a captured call is refused: stream_scratch.hpp). In place too (the source is fully
+     * read by pass 1 before pass 2 writes). call.unitX/unitY: a one-tap kernel in that direction
+     * (call.rx/ry are then 0). Throws cv::Exception on allocation and launch errors. */
     static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
 };
 
