@@ -2,7 +2,7 @@
 // Every check runs before the first CUDA call, so bad input is reported the same with or
 // without a GPU.
 #include "precomp.hpp"
-#include <atomic>
+#include <mutex>
 #include <cmath>
 #include "gaussian_arguments.hpp"
 #include "gaussian_taps.hpp"
@@ -78,51 +78,38 @@ void checkBorder(const ArgumentNames& n, const std::string& name, int passed)
                    n.function.c_str(), name.c_str(), passed));
 }
 
-// What the path choice needs of the current device, queried once per device: an apply() costs
-// one cudaGetDevice for it.
+// What the path choice needs of the current device, queried once per device (an apply() costs
+// one cudaGetDevice for it): the shared facts, and each path unit's own (GaussianPaths::deviceFacts).
 struct DeviceLimits
 {
     size_t sharedMemOptIn = 0;   // opt-in shared memory per block, which bounds the fused kernels'
                                  // tiles: 64 KiB on sm_75, 99 KiB on sm_86/89, 163 KiB on sm_80, 227 KiB on sm_90
-    int multiprocessors = 0;     // SMs, which size the tensor-core kernel's grid (132 on the H100/H200 SXM)
-    int computeCapability = 0;   // 10 * major + minor: the row of the tuning table (gaussian_tuning.hpp)
-    bool tensorCoreCode = false; // the tensor-core kernel's code for this device is for sm_80 or later
+    int multiprocessors = 0;     // SMs, which size persistent grids (132 on the H100/H200 SXM)
+    int computeCapability = 0;   // 10 * major + minor: the row of each path's tuning table
+    GaussianPaths::DeviceFacts paths;
 };
 
-DeviceLimits deviceLimits()
+const DeviceLimits& deviceLimits()
 {
     int device = 0;
     CUDAIMAGE_CHECK(cudaGetDevice(&device));
-    // Per device: 0 = not queried yet; the code flag is kept as 1 (no) or 2 (yes).
-    static std::atomic<int> smem[64] = {}, sms[64] = {}, arch[64] = {}, code[64] = {};
-    const bool cached = device >= 0 && device < 64;
-    int bytes = cached ? smem[device].load(std::memory_order_relaxed) : 0;
-    int count = cached ? sms[device].load(std::memory_order_relaxed) : 0;
-    int cc = cached ? arch[device].load(std::memory_order_relaxed) : 0;
-    int runs = cached ? code[device].load(std::memory_order_relaxed) : 0;
-    if (bytes == 0 || count == 0 || cc == 0 || runs == 0)
-    {
-        int major = 0, minor = 0;
+    constexpr int kDevices = 64;
+    static std::once_flag once[kDevices];
+    static DeviceLimits limits[kDevices];
+    if (device < 0 || device >= kDevices)
+        CV_Error_(Error::StsOutOfRange, ("cv::cuda::GaussianBlur: device %d; at most %d devices", device, kDevices));
+    std::call_once(once[device], [device] {
+        DeviceLimits& d = limits[device];
+        int bytes = 0, major = 0, minor = 0;
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&d.multiprocessors, cudaDevAttrMultiProcessorCount, device));
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
         CUDAIMAGE_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-        cc = 10 * major + minor;
-        runs = tensorCoreCodeRuns() ? 2 : 1;
-        if (cached)
-        {
-            smem[device].store(bytes, std::memory_order_relaxed);
-            sms[device].store(count, std::memory_order_relaxed);
-            arch[device].store(cc, std::memory_order_relaxed);
-            code[device].store(runs, std::memory_order_relaxed);
-        }
-    }
-    DeviceLimits d;
-    d.sharedMemOptIn = static_cast<size_t>(bytes);
-    d.multiprocessors = count;
-    d.computeCapability = cc;
-    d.tensorCoreCode = runs == 2;
-    return d;
+        d.sharedMemOptIn = static_cast<size_t>(bytes);
+        d.computeCapability = 10 * major + minor;
+        d.paths = GaussianPaths::deviceFacts(d.computeCapability);
+    });
+    return limits[device];
 }
 
 // Every argument checked (before any CUDA call) under createGaussianBlur's names, then the filter's
@@ -139,7 +126,6 @@ FilterTaps checkedFilterTaps(int srcType, int dstType, Size ksize, double sigmaX
     f.channels = CV_MAT_CN(srcType);
     f.x = makeTaps(shape.ksize.width, shape.sigmaX, bits);
     f.y = makeTaps(shape.ksize.height, shape.sigmaY, bits);
-    f.tensorCores = tensorCoreMode();
     return f;
 }
 
@@ -156,6 +142,7 @@ public:
     GaussianBlurImpl(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
                      int rowBorderMode, int columnBorderMode)
         : filterTaps_(checkedFilterTaps(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode)),
+          options_(GaussianPaths::options()),
           paths_(filterTaps_)
     {
         srcType_ = srcType;
@@ -235,15 +222,13 @@ public:
         q.floatOutput = CV_MAT_DEPTH(dstType_) == CV_32F && q.depth != CV_32F;
         q.horizontalTapsFitByte = horizontalTapsFitByte_;
         q.verticalTapsFitByte = verticalTapsFitByte_;
-        q.tensorCores = filterTaps_.tensorCores;
         q.unitRowOrColumn = unitX || unitY;
         q.dstInSrcAllocation = dst.datastart < srcView.dataend && srcView.datastart < dst.dataend;
-        const DeviceLimits limits = deviceLimits();
+        const DeviceLimits& limits = deviceLimits();
         q.sharedMemOptIn = limits.sharedMemOptIn;
         q.multiprocessors = limits.multiprocessors;
         q.computeCapability = limits.computeCapability;
-        q.tensorCoreCode = limits.tensorCoreCode;
-        const PathChoice choice = choosePath(q);
+        const PathChoice choice = choosePath(q, limits.paths, options_);
 
         BlurCall call;
         call.depth = q.depth;
@@ -281,6 +266,7 @@ private:
     bool isolated_ = false;
     bool horizontalTapsFitByte_ = true, verticalTapsFitByte_ = true;
     FilterTaps filterTaps_;
+    GaussianPaths::Options options_;   // the paths' switches, read at creation
     // Every path's taps stay on the host; a call hands them to its kernels (the single-kernel paths
     // as kernel parameters, the two-pass path copied into its own stream-ordered memory), so the
     // filter holds no device memory, needs no lock, and any call (the first too) can be captured in

@@ -17,22 +17,6 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
-/** OPENCV_CUDAIMAGE_TENSOR_CORES, read at filter creation: unset, 1/on/true/yes: the tensor-core
- * path where it measured faster (gaussian_tuning.hpp); 0/off/false/no: never (the CUDA-core
- * kernels, same results); all: at every radius it can take (for comparisons). */
-enum class TensorCoreMode { Off, Auto, All };
-
-inline TensorCoreMode tensorCoreMode()
-{
-    const char* v = std::getenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
-    if (!v)
-        return TensorCoreMode::Auto;
-    const std::string s(v);
-    if (s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no")
-        return TensorCoreMode::Off;
-    return s == "all" || s == "ALL" ? TensorCoreMode::All : TensorCoreMode::Auto;
-}
-
 /** 8U fixed-point taps (8 fraction bits) all fit a byte, as byte products (DP4A, IMMA) need; true
  * for the other depths, which do not multiply bytes. */
 inline bool tapsFitByte(int depth, const std::vector<uint32_t>& fixedTaps)
@@ -46,7 +30,6 @@ struct FilterTaps
     int depth = CV_8U;
     int channels = 1;
     Taps1D x, y;
-    TensorCoreMode tensorCores = TensorCoreMode::Auto;
 };
 
 /** What the choice of a path depends on: the filter, the call's images, the device. */
@@ -58,13 +41,11 @@ struct PathQuery
     bool floatOutput = false;       //!< dst is CV_32F from a source of another depth
     bool horizontalTapsFitByte = true; //!< tapsFitByte() of the horizontal taps
     bool verticalTapsFitByte = true;   //!< tapsFitByte() of the vertical taps
-    TensorCoreMode tensorCores = TensorCoreMode::Auto; //!< the switch, as read at filter creation
     bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
     bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
     size_t sharedMemOptIn = 0;      //!< the device's cudaDevAttrMaxSharedMemoryPerBlockOptin (bytes)
     int multiprocessors = 0;        //!< the device's SMs (0: unknown)
-    int computeCapability = 90;     //!< 10 * major + minor: the row of gaussian_tuning.hpp
-    bool tensorCoreCode = false;    //!< the tensor-core kernel's loaded code is for sm_80 or later (tensorCoreCodeRuns())
+    int computeCapability = 90;     //!< 10 * major + minor: the row of a path's tuning table
 
     int radius() const { return std::max(rx, ry); }
 };
@@ -103,6 +84,24 @@ struct PathChoice : Verdict
     const char* declined[kMaxPaths] = {}; //!< declined[i]: why path i did not take the call (i < index)
 };
 
+/** What a path unit may declare beyond the shared query, gathered by the list of paths
+ * (src/gaussian_paths.hpp), so that the code around the paths names none of them:
+ *   DeviceFacts deviceFacts(int computeCapability)   facts about the current device (its tuning
+ *                                                     row, what its loaded code can do), queried
+ *                                                     once per device;
+ *   Options options()                                settings read when a filter is created (an
+ *                                                     environment switch).
+ * A default-constructed DeviceFacts describes an sm_90 on which nothing beyond the CUDA-core
+ * kernels is known to run (the pure tests of the rules start from it). Units that need neither
+ * inherit these empty ones. */
+struct PathUnit
+{
+    struct DeviceFacts {};
+    struct Options {};
+    static DeviceFacts deviceFacts(int) { return DeviceFacts(); }
+    static Options options() { return Options(); }
+};
+
 /** The limits every single-kernel path shares (no scratch image: it reads rows other blocks
  * write, and its taps hold the filter's kernel in both directions), or nullptr when none applies. */
 inline const char* singleKernelLimit(const PathQuery& q)
@@ -120,31 +119,86 @@ inline const char* singleKernelLimit(const PathQuery& q)
     return nullptr;
 }
 
+/** The largest radius at which a single-kernel tile keeps at least one item of `depth` outputs
+ * after its halo for `cn` channels (Tile::kMaxR when every radius does). */
+template <class Tile>
+constexpr int lastRadiusWithTile(int cn, int depth)
+{
+    int last = Tile::kMinR - 1;
+    for (int r = Tile::kMinR; r <= Tile::kMaxR; r++)
+        if (tile::tileOutputs<Tile>(r, cn) >= tile::itemOutputs(depth))
+            last = r;
+        else
+            break;
+    return last;
+}
+
+/** A unit's decline and accept reasons, built once from its tile's constants (Tile::kLabel,
+ * kMinR, kMaxR, halo()), so that a changed limit changes its message. */
+template <class Tile>
+struct TileReasons
+{
+    static const char* range()
+    {
+        static const std::string s = "radius " + std::to_string(Tile::kMinR) + ".." + std::to_string(Tile::kMaxR);
+        return s.c_str();
+    }
+    static const char* below()
+    {
+        static const std::string s = "radius below " + std::to_string(Tile::kMinR);
+        return s.c_str();
+    }
+    static const char* above()
+    {
+        static const std::string s = "radius above " + std::to_string(Tile::kMaxR);
+        return s.c_str();
+    }
+    static const char* tooLarge()
+    {
+        static const std::string s = std::string(Tile::kLabel) + " tile exceeds the device's shared memory";
+        return s.c_str();
+    }
+    /** For `cn` channels (1..4) and a source depth. */
+    static const char* noRoom(int cn, int depth)
+    {
+        static const std::vector<std::string> table = [] {
+            std::vector<std::string> t;
+            for (int d = 0; d < 8; d++)
+                for (int c = 1; c <= 4; c++)
+                    t.push_back(std::string(Tile::kLabel) + " tile has no room after the halo (" + std::to_string(c) +
+                                " channels: radius above " + std::to_string(lastRadiusWithTile<Tile>(c, d)) + ")");
+            return t;
+        }();
+        return table[(depth & 7) * 4 + (std::min(std::max(cn, 1), 4) - 1)].c_str();
+    }
+};
+
 /** The rule of the CUDA-core single kernels (src/paths/fused, src/paths/fused_large), one rule over
  * their tiles: singleKernelLimit(); 8U vertical taps that fit a byte (the vertical sums are DP4A
  * byte products: a tap of 256, from a 1-tap column or a sigma so small that the centre tap takes
  * all the weight, does not fit); the radius within the tile's range; a tile of at least one item
- * after the halo; the tile's shared memory within the device's. Tile gives kMinR, kMaxR, halo()
- * and the four reasons kBelow, kAbove, kNoRoom and kTooLarge. */
+ * after the halo; the tile's shared memory within the device's. Tile gives kLabel, kMinR, kMaxR
+ * and halo(); the reasons are TileReasons<Tile>. */
 template <class Tile>
-Verdict acceptCudaCoreTile(const PathQuery& q, const char* accepted)
+Verdict acceptCudaCoreTile(const PathQuery& q)
 {
+    typedef TileReasons<Tile> Why;
     if (const char* limit = singleKernelLimit(q))
         return Verdict::decline(limit);
     if (q.depth == CV_8U && !q.verticalTapsFitByte)
         return Verdict::decline("8U vertical tap above 255 (DP4A multiplies bytes)");
     const int R = q.radius();
     if (R < Tile::kMinR)
-        return Verdict::decline(Tile::kBelow);
+        return Verdict::decline(Why::below());
     if (R > Tile::kMaxR)
-        return Verdict::decline(Tile::kAbove);
+        return Verdict::decline(Why::above());
     const int outputs = tile::tileOutputs<Tile>(R, q.channels);
     if (outputs < tile::itemOutputs(q.depth))
-        return Verdict::decline(Tile::kNoRoom);
+        return Verdict::decline(Why::noRoom(q.channels, q.depth));
     const size_t bytes = tile::sharedBytes<Tile>(q.depth);
     if (bytes > q.sharedMemOptIn)
-        return Verdict::decline(Tile::kTooLarge);
-    return Verdict::accept(accepted, outputs, bytes);
+        return Verdict::decline(Why::tooLarge());
+    return Verdict::accept(Why::range(), outputs, bytes);
 }
 
 }}} // namespace cv::cuda::gaussian

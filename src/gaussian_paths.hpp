@@ -1,27 +1,25 @@
 // The Gaussian blur's kernel paths, in priority order, and the choice among them. Each path is one
-// unit in its own folder (src/paths/<name>/<name>_path.hpp) with
-//   kName                         its name,
-//   accepts(query, tuning)        whether it takes a call, and why not (pure host code),
-//   Taps prepare(filterTaps)      its taps, built once per filter on the host,
-//   launch(call, taps, choice, s) its kernels on a stream;
-// choosePath() asks them in order and the first that accepts takes the call. Adding a path is a
-// folder and an entry in GaussianPaths below. Header-only and pure, so the tests compile the same
-// rules as the library (whose internal symbols are hidden) and check every boundary without a GPU.
+// unit in its own folder (src/paths/<name>/) that owns its numbers (tile sizes, radius range,
+// per-architecture tuning) and speaks the vocabulary of gaussian_path_query.hpp:
+//   kName                              its name,
+//   accepts(query, deviceFacts, opts)  whether it takes a call, and why not (pure host code),
+//   Taps prepare(filterTaps)           its taps, built once per filter on the host,
+//   launch(call, taps, choice, s)      its kernels on a stream,
+// and, where it needs them (PathUnit gives empty ones), DeviceFacts deviceFacts(cc) and
+// Options options(). choosePath() asks the units in order and the first that accepts takes the
+// call. Adding a path is a folder and an entry in GaussianPaths below (test_gaussian_path_list.cpp
+// adds a test-only one). Header-only and pure, so the tests compile the same rules as the library
+// (whose internal symbols are hidden) and check every boundary without a GPU.
 //
-//   path         radius R = max(rx, ry)                     one launch, no scratch
-//   tensor-core  8U: tuned minimum (gaussian_tuning.hpp)..128  yes
-//   fused        1 .. 8 (template)                          yes
-//   fused-large  9 .. 128 (run time)                        yes
-//   two-pass     any, in place                              no: a stream-ordered scratch image
+//   path         radius R = max(rx, ry)                               one launch, no scratch
+//   tensor-core  8U: its tuning row's minimum .. TensorCoreTile::kMaxR  yes
+//   fused        FusedTile::kMinR .. kMaxR (template)                   yes
+//   fused-large  FusedLargeTile::kMinR .. kMaxR (run time)              yes
+//   two-pass     any, in place                                         no: a stream-ordered scratch image
 #ifndef CUDAIMAGE_GAUSSIAN_PATHS_HPP
 #define CUDAIMAGE_GAUSSIAN_PATHS_HPP
 
-#include <cstddef>
-#include <tuple>
-#include <type_traits>
-#include <utility>
-#include "gaussian_path_query.hpp"
-#include "gaussian_tuning.hpp"
+#include "gaussian_path_list.hpp"
 #include "paths/tensor_core/tensor_core_path.hpp"
 #include "paths/fused/fused_path.hpp"
 #include "paths/fused_large/fused_large_path.hpp"
@@ -29,91 +27,24 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
-/** An ordered list of path units: the choice and, per filter, the prepared taps of every unit. */
-template <class... Units>
-struct PathList
-{
-    static constexpr int kCount = static_cast<int>(sizeof...(Units));
-    static_assert(kCount <= PathChoice::kMaxPaths, "PathChoice records a decline per path");
-
-    /** Position of a unit in the list. */
-    template <class Unit>
-    static constexpr int indexOf()
-    {
-        constexpr bool same[] = {std::is_same<Unit, Units>::value...};
-        for (int i = 0; i < kCount; i++)
-            if (same[i])
-                return i;
-        return -1;
-    }
-
-    static const char* name(int index)
-    {
-        static const char* const names[] = {Units::kName...};
-        return index >= 0 && index < kCount ? names[index] : "none";
-    }
-
-    /** The first unit that accepts the query takes the call. The last unit must accept every
-     * query; a unit accepting with an empty reason is given the reason of the decline before it. */
-    static PathChoice choose(const PathQuery& q, const tuning::ArchTuning& t)
-    {
-        PathChoice c;
-        c.radius = q.radius();
-        int i = 0;
-        bool decided = false;
-        auto ask = [&](auto unit) {
-            if (decided)
-                return;
-            const Verdict v = decltype(unit)::type::accepts(q, t);
-            if (!v.accepted)
-            {
-                c.declined[i++] = v.reason;
-                return;
-            }
-            static_cast<Verdict&>(c) = v;
-            if (v.reason[0] == '\0' && i > 0)
-                c.reason = c.declined[i - 1];
-            c.index = i;
-            c.name = name(i);
-            decided = true;
-        };
-        (ask(TypeTag<Units>()), ...);
-        return c;
-    }
-
-    /** Every unit's taps for one filter, and the launch of the chosen unit. */
-    class Prepared
-    {
-    public:
-        explicit Prepared(const FilterTaps& f) : taps_(Units::prepare(f)...) {}
-
-        void launch(const BlurCall& call, const PathChoice& choice, cudaStream_t stream) const
-        {
-            launchAt(call, choice, stream, std::index_sequence_for<Units...>());
-        }
-
-    private:
-        template <std::size_t... I>
-        void launchAt(const BlurCall& call, const PathChoice& choice, cudaStream_t stream, std::index_sequence<I...>) const
-        {
-            // Exactly the chosen unit launches (choose() always picks one).
-            ((choice.index == static_cast<int>(I) ? Units::launch(call, std::get<I>(taps_), choice, stream) : void()), ...);
-        }
-
-        std::tuple<typename Units::Taps...> taps_;
-    };
-
-private:
-    template <class T> struct TypeTag { typedef T type; };
-};
-
 /** The paths, highest priority first. */
 typedef PathList<TensorCorePath, FusedPath, FusedLargePath, TwoPassPath> GaussianPaths;
 
-/** The path for one call, with the tuning of the query's architecture. */
-inline PathChoice choosePath(const PathQuery& q)
+// Neighbouring radius ranges, stated here once: the large-radius kernel starts where the fused
+// kernel's template instances end, and the single kernels end together (the tensor-core path
+// gives 8U filters back to the CUDA-core kernels below its tuned minimum, and their taps are of
+// the same size).
+static_assert(FusedLargeTile::kMinR == FusedTile::kMaxR + 1, "the fused kernels' radius ranges meet");
+static_assert(TensorCoreTile::kMinR <= FusedTile::kMinR && TensorCoreTile::kMaxR == FusedLargeTile::kMaxR,
+              "the tensor-core path's radius range is the CUDA-core kernels'");
+
+/** The path for one call on a device (GaussianPaths::deviceFacts; by default an sm_90 on which only
+ * the CUDA-core kernels are known to run), with a filter's options (by default the switches'
+ * defaults). */
+inline PathChoice choosePath(const PathQuery& q, const GaussianPaths::DeviceFacts& facts = GaussianPaths::DeviceFacts(),
+                             const GaussianPaths::Options& options = GaussianPaths::Options())
 {
-    return GaussianPaths::choose(q, tuning::forArch(q.computeCapability));
+    return GaussianPaths::choose(q, facts, options);
 }
 
 }}} // namespace cv::cuda::gaussian

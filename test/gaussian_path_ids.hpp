@@ -1,19 +1,96 @@
 // The Gaussian kernel paths by name, as positions in the list the library walks
-// (src/gaussian_paths.hpp: GaussianPaths), for tests that expect a particular path.
+// (src/gaussian_paths.hpp: GaussianPaths), and the tests' model of where each path's range ends,
+// built from the units' own constants (radius ranges, tile widths, halos, shared memory,
+// tuning rows): a changed limit moves the boundaries every test checks, with no edit to the tests.
 #ifndef CUDAIMAGE_TEST_GAUSSIAN_PATH_IDS_HPP
 #define CUDAIMAGE_TEST_GAUSSIAN_PATH_IDS_HPP
 
+#include <algorithm>
+#include <tuple>
+#include <vector>
 #include "../src/gaussian_paths.hpp"
 
 namespace cudaimage_test { namespace path {
 
-typedef cv::cuda::gaussian::GaussianPaths List;
-constexpr int TensorCore = List::indexOf<cv::cuda::gaussian::TensorCorePath>();
-constexpr int Fused = List::indexOf<cv::cuda::gaussian::FusedPath>();
-constexpr int FusedLarge = List::indexOf<cv::cuda::gaussian::FusedLargePath>();
-constexpr int TwoPass = List::indexOf<cv::cuda::gaussian::TwoPassPath>();
+namespace gs = cv::cuda::gaussian;
+typedef gs::GaussianPaths List;
+constexpr int TensorCore = List::indexOf<gs::TensorCorePath>();
+constexpr int Fused = List::indexOf<gs::FusedPath>();
+constexpr int FusedLarge = List::indexOf<gs::FusedLargePath>();
+constexpr int TwoPass = List::indexOf<gs::TwoPassPath>();
 static_assert(TensorCore >= 0 && Fused >= 0 && FusedLarge >= 0 && TwoPass == List::kCount - 1,
               "every path is in the list, the two-pass fallback last");
+
+typedef gs::FusedTile FusedTile;
+typedef gs::FusedLargeTile LargeTile;
+typedef gs::TensorCoreTile TensorTile;
+
+/** Outputs of one item for a source depth: 16 for 8U (one 16-byte store), 8 otherwise. */
+inline int itemOf(int depth) { return depth == CV_8U ? 16 : 8; }
+
+/** The last radius of Tile's range whose block keeps one item after its two halos for `cn`
+ * channels, worked out from the tile's width and halo (Tile::kMinR - 1 if none does). */
+template <class Tile>
+int lastRadiusOf(int cn, int depth)
+{
+    int last = Tile::kMinR - 1;
+    for (int r = Tile::kMinR; r <= Tile::kMaxR && Tile::kCols - 2 * Tile::halo(r, cn) >= itemOf(depth); r++)
+        last = r;
+    return last;
+}
+
+/** Dynamic shared memory of one block of a CUDA-core tile: a strip of rows (16 for the depths that
+ * work in float, 8 for those in double) of kCols + 4 working elements. */
+template <class Tile>
+size_t sharedBytesOf(int depth)
+{
+    const bool inDouble = depth == CV_16U || depth == CV_64F;
+    return static_cast<size_t>(inDouble ? 8 : 16) * (Tile::kCols + 4) * (inDouble ? 8 : 4);
+}
+
+/** The CUDA-core path a separate-dst call of radius r takes on a device with `smem` bytes of
+ * opt-in shared memory per block (no tensor cores, byte taps where 8U needs them). */
+inline int cudaCorePath(int depth, int cn, int r, size_t smem)
+{
+    if (r >= FusedTile::kMinR && r <= lastRadiusOf<FusedTile>(cn, depth) && sharedBytesOf<FusedTile>(depth) <= smem)
+        return Fused;
+    if (r >= LargeTile::kMinR && r <= lastRadiusOf<LargeTile>(cn, depth) && sharedBytesOf<LargeTile>(depth) <= smem)
+        return FusedLarge;
+    return TwoPass;
+}
+
+/** The radii where the CUDA-core choice can change for a depth and channel count, with their
+ * neighbours: each range's first and last radius, the last radius with a large-radius tile, and
+ * one beyond each. */
+inline std::vector<int> boundaryRadii(int depth, int cn)
+{
+    std::vector<int> r;
+    for (int b : {FusedTile::kMinR, FusedTile::kMaxR, LargeTile::kMinR, lastRadiusOf<LargeTile>(cn, depth), LargeTile::kMaxR})
+        for (int d : {-1, 0, 1})
+            if (b + d >= 1)
+                r.push_back(b + d);
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    return r;
+}
+
+/** The device facts of an architecture's row as the library would query them, with the
+ * tensor-core kernel's code running or not (a build whose code for the device is sm_75's). */
+inline List::DeviceFacts factsFor(int computeCapability, bool tensorCodeRuns = true)
+{
+    List::DeviceFacts f;
+    std::get<TensorCore>(f).tuning = gs::tensorCoreTuning(computeCapability);
+    std::get<TensorCore>(f).codeRuns = tensorCodeRuns;
+    return f;
+}
+
+/** A filter's options with the tensor-core switch at `mode`. */
+inline List::Options optionsWith(gs::TensorCoreMode mode)
+{
+    List::Options o;
+    std::get<TensorCore>(o).mode = mode;
+    return o;
+}
 
 }} // namespace cudaimage_test::path
 

@@ -3,7 +3,7 @@
 #include "test_precomp.hpp"
 #include <algorithm>
 #include "gaussian_reference.hpp"
-#include "../src/gaussian_paths.hpp"
+#include "gaussian_path_ids.hpp"
 
 namespace opencv_test { namespace {
 
@@ -296,9 +296,9 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_Large,
     ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 3, 4)));
 
 // Every boundary of the path choice (src/gaussian_paths.hpp; the choice itself is tested without a
-// GPU in test_gaussian_plan.cpp), on the device: radius 8/9 (fused / large-radius fused), the last
-// radius with a large-radius tile for the channel count and the next (4 channels: 122/123), 128/129
-// (large-radius fused / two passes). Each against CPU cv::GaussianBlur, with a separate dst (the
+// GPU in test_gaussian_plan.cpp), on the device, taken from the units' constants
+// (test/gaussian_path_ids.hpp): the ends of the fused and large-radius ranges, the last radius with
+// a large-radius tile for the channel count, and the radius on each side of each. Each against CPU cv::GaussianBlur, with a separate dst (the
 // path the plan names) and in place (two passes). Wide enough for several large tiles per row.
 typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBlur_PathBoundaries;
 
@@ -306,17 +306,13 @@ TEST_P(CudaImage_GaussianBlur_PathBoundaries, matches_cpu)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam()), type = CV_MAKETYPE(depth, cn);
-    const int lastLarge = cn == 4 ? 122 : 128;
     cv::RNG rng(depth * 11 + cn);
     const Mat src = randomMat(Size(2003, 53), type, rng);
     const double tol = tolerance(depth, maxAbs(src));
     GpuMat g(src);
     int smem = 0;
     ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, cv::cuda::getDevice()));
-    std::vector<int> radii = {8, 9, lastLarge, lastLarge + 1, 128, 129};
-    std::sort(radii.begin(), radii.end());
-    radii.erase(std::unique(radii.begin(), radii.end()), radii.end());
-    for (int r : radii)
+    for (int r : path::boundaryRadii(depth, cn))
     {
         cv::cuda::gaussian::PathQuery q;
         q.depth = depth;
@@ -353,7 +349,7 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_PathBoundaries,
 // 16U vertical sums are 32-bit integers on the fused paths (src/cuda/gaussian_depth.cuh): a 16-bit
 // pixel times taps that sum to 2^16 stays below 2^32. At the bound: images at 65535 and at the
 // extremes (0 / 65535 stripes), a kernel whose centre tap is all of 2^16 (tiny sigma), and the
-// radius at each end of the fused (1, 8) and large-radius (9, 128) kernels; exact against the CPU.
+// radius at each end of the fused and large-radius kernels' ranges; exact against the CPU.
 TEST(CudaImage_GaussianBlur_PathBoundaries, sixteen_bit_sums_at_their_bound)
 {
     CUDAIMAGE_REQUIRE_GPU();
@@ -363,8 +359,10 @@ TEST(CudaImage_GaussianBlur_PathBoundaries, sixteen_bit_sums_at_their_bound)
         for (int x = 0; x < size.width; x++)
             stripes.at<ushort>(y, x) = ((x / 3 + y / 2) % 2) ? 65535 : 0;
     struct Case { Size ksize; double sigma; };
-    const Case cases[] = {{Size(3, 3), 0.01}, {Size(3, 3), 0}, {Size(17, 17), 0}, {Size(19, 19), 0},
-                          {Size(257, 257), 0}, {Size(257, 257), 1000}};
+    auto square = [](int r) { return Size(2 * r + 1, 2 * r + 1); };
+    const Case cases[] = {{square(path::FusedTile::kMinR), 0.01}, {square(path::FusedTile::kMinR), 0},
+                          {square(path::FusedTile::kMaxR), 0}, {square(path::LargeTile::kMinR), 0},
+                          {square(path::LargeTile::kMaxR), 0}, {square(path::LargeTile::kMaxR), 1000}};
     for (int cn : {1, 3})
         for (const Mat& plane : {maxed, stripes})
             for (const Case& k : cases)
@@ -389,10 +387,10 @@ TEST(CudaImage_GaussianBlur_PathBoundaries, sixteen_bit_sums_at_their_bound)
             }
 }
 
-// The cases of issue 14: 4-channel sigmas whose radius (123, 128, 124) leaves the large-radius
-// kernel no tile. CPU cv::GaussianBlur takes them; so must we, exactly for 8U. 1 and 3 channels of
-// the same sigma alongside (they were right before).
-TEST(CudaImage_GaussianBlur_PathBoundaries, issue_14_four_channel_sigmas)
+// 4-channel sigmas whose radius (123, 128, 124 with today's tile) leaves the large-radius kernel no
+// tile: CPU cv::GaussianBlur takes them; so must we, exactly for 8U. 1 and 3 channels of the same
+// sigma alongside.
+TEST(CudaImage_GaussianBlur_PathBoundaries, four_channel_sigmas_beyond_the_large_tile)
 {
     CUDAIMAGE_REQUIRE_GPU();
     struct Case { int depth; Size size; double sigma; };
@@ -411,7 +409,7 @@ TEST(CudaImage_GaussianBlur_PathBoundaries, issue_14_four_channel_sigmas)
                 GpuMat g(src), d;
                 cv::cuda::createGaussianBlur(type, -1, Size(0, 0), k.sigma)->apply(g, d);
                 d.download(out);
-                EXPECT_TRUE(near(cpu, out, tolerance(k.depth, maxAbs(src)), "issue 14"));
+                EXPECT_TRUE(near(cpu, out, tolerance(k.depth, maxAbs(src)), "4-channel sigma"));
             }
             catch (const cv::Exception& e)
             {

@@ -26,8 +26,9 @@
 // CudaImage_GaussianFuzz.cpu_oracles_agree (no GPU) checks 1-2 against 3 on small cases.
 #include "test_precomp.hpp"
 #include "gaussian_reference.hpp"
-#include "../src/gaussian_paths.hpp"
+#include "gaussian_path_ids.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -35,6 +36,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace opencv_test { namespace {
 
@@ -205,8 +207,7 @@ cv::cuda::gaussian::PathChoice pathOf(const FuzzCase& c, size_t smem)
     q.unitRowOrColumn = !c.sub() && !constant && (c.size.width == 1 || c.size.height == 1);
     q.dstInSrcAllocation = c.inPlace;
     q.sharedMemOptIn = smem;
-    q.tensorCoreCode = true;   // a build with sm_80+ code (the bundle's: sm_90)
-    return cv::cuda::gaussian::choosePath(q);
+    return cv::cuda::gaussian::choosePath(q, cudaimage_test::path::factsFor(90));   // the bundle's sm_90 code runs every kernel
 }
 
 const size_t kSm90SharedMem = 227 * 1024;
@@ -254,26 +255,38 @@ double drawSigma(cv::RNG& rng) // 0.3 .. 45, log-uniform (8U radius up to 135, o
     return std::exp(rng.uniform(std::log(0.3), std::log(45.0)));
 }
 
-// Odd 1..513: the radius drawn over every kernel path's whole range (src/gaussian_paths.hpp) for every
-// channel count: 0..8 (fused; 0 is a 1x1 kernel), 9..128 (large-radius fused; 4 channels only to
-// 122), 129..256 (two passes), and the boundaries themselves often. Large kernels on all but small
-// images exceed the case budget and are redrawn, so they come with small images (or thin kernels:
-// the other direction drawn apart).
+// Odd 1..(4 kMaxR + 1) of the large-radius tile: the radius drawn over every kernel path's whole
+// range (src/gaussian_paths.hpp, the units' constants: test/gaussian_path_ids.hpp) for every channel
+// count: 0..fused kMaxR (0 is a 1x1 kernel), the large-radius range (4 channels only to the last
+// radius with a tile), beyond it (two passes), and the boundaries themselves often. Large kernels on
+// all but small images exceed the case budget and are redrawn, so they come with small images (or
+// thin kernels: the other direction drawn apart).
 int drawKsize(cv::RNG& rng)
 {
-    static const int kBoundaries[] = {0, 1, 8, 9, 121, 122, 123, 124, 127, 128, 129, 130};
+    using cudaimage_test::path::FusedTile;
+    using cudaimage_test::path::LargeTile;
+    static const std::vector<int> kBoundaries = [] {
+        std::vector<int> b = {0};
+        for (int cn = 1; cn <= 4; cn++)
+            for (int r : cudaimage_test::path::boundaryRadii(CV_8U, cn))
+                b.push_back(r);
+        std::sort(b.begin(), b.end());
+        b.erase(std::unique(b.begin(), b.end()), b.end());
+        return b;
+    }();
+    const int midLarge = (LargeTile::kMinR + LargeTile::kMaxR) / 4;   // small large radii more often
     const double u = rng.uniform(0.0, 1.0);
     int r;
     if (u < 0.45)
-        r = rng.uniform(0, 9);
+        r = rng.uniform(0, FusedTile::kMaxR + 1);
     else if (u < 0.65)
-        r = rng.uniform(9, 31);
+        r = rng.uniform(LargeTile::kMinR, midLarge);
     else if (u < 0.78)
-        r = rng.uniform(31, 129);
+        r = rng.uniform(midLarge, LargeTile::kMaxR + 1);
     else if (u < 0.92)
-        r = kBoundaries[rng.uniform(0, (int)(sizeof(kBoundaries) / sizeof(kBoundaries[0])))];
+        r = kBoundaries[rng.uniform(0, (int)kBoundaries.size())];
     else
-        r = rng.uniform(129, 257);
+        r = rng.uniform(LargeTile::kMaxR + 1, 2 * LargeTile::kMaxR + 1);
     return 2 * r + 1;
 }
 
@@ -762,12 +775,27 @@ TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
 
 // The distribution reaches every path over its whole radius range for every channel count (no GPU):
 // among the first 3000 cases of the default seed, for each channel count, separate-dst cases on an
-// sm_90 (so the path is the radius's) with radius 1..8 on the small CUDA-core kernel and on the
-// tensor cores (8U with one channel from radius 6), 9 up to the channel count's last large-radius tile on
-// the large CUDA-core kernel and on the tensor cores, 123..128 for 4 channels (two passes: no tile),
-// above 128 (two passes), and the exact boundary radii 8, 9, 128, 129 (and 122, 123 for 4 channels).
+// sm_90 (so the path is the radius's) with radius in the fused range on the small CUDA-core kernel
+// and on the tensor cores (8U with one channel from the sm_90 row's threshold), the large-radius
+// range up to the channel count's last tile on the large CUDA-core kernel and on the tensor cores,
+// beyond that tile and beyond every range (two passes), and the exact boundary radii. Every limit
+// comes from the units' constants (test/gaussian_path_ids.hpp).
+// The radii where a path's range ends, and the first beyond each, for a channel count.
+std::vector<int> coreBoundaries(int cn)
+{
+    using cudaimage_test::path::FusedTile;
+    using cudaimage_test::path::LargeTile;
+    const int last = cudaimage_test::path::lastRadiusOf<LargeTile>(cn, CV_8U);
+    std::vector<int> b = {FusedTile::kMaxR, LargeTile::kMinR, last, last + 1, LargeTile::kMaxR, LargeTile::kMaxR + 1};
+    std::sort(b.begin(), b.end());
+    b.erase(std::unique(b.begin(), b.end()), b.end());
+    return b;
+}
+
 TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
 {
+    using cudaimage_test::path::FusedTile;
+    using cudaimage_test::path::LargeTile;
     const int cases = 3000;
     std::map<std::string, int> seen;
     for (int i = 0; i < cases; i++)
@@ -776,10 +804,11 @@ TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
         const cv::cuda::gaussian::PathChoice p = pathOf(c, kSm90SharedMem);
         if (c.inPlace || c.size.width == 1 || c.size.height == 1)
             continue;   // two passes whatever the radius
-        const int r = p.radius, last = c.cn == 4 ? 122 : 128;
-        std::string range = r == 0 ? "0" : r <= 8 ? "1..8" : r <= last ? "9..last" : r <= 128 ? "last+1..128" : "129..";
+        const int r = p.radius, last = cudaimage_test::path::lastRadiusOf<LargeTile>(c.cn, c.depth);
+        std::string range = r == 0 ? "0" : r <= FusedTile::kMaxR ? "fused range" : r <= last ? "large range with a tile"
+                                                : r <= LargeTile::kMaxR ? "large range without a tile" : "beyond";
         seen[cv::format("C%d radius %s %s", c.cn, range.c_str(), p.name)]++;
-        for (int b : {8, 9, 122, 123, 128, 129})
+        for (int b : coreBoundaries(c.cn))
             if (r == b)
                 seen[cv::format("C%d radius %d", c.cn, b)]++;
     }
@@ -787,18 +816,14 @@ TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
         std::cout << "[ FUZZ     ] " << kv.first << ": " << kv.second << " cases" << std::endl;
     for (int cn = 1; cn <= 4; cn++)
     {
-        std::vector<std::string> needed = {"radius 1..8 fused", "radius 9..last fused-large", "radius 9..last tensor-core",
-                                           "radius 129.. two-pass"};
-        if (cn == 1)
-            needed.push_back("radius 1..8 tensor-core");   // one channel from radius 6
-        for (int b : {8, 9, 128, 129})
+        std::vector<std::string> needed = {"radius fused range fused", "radius large range with a tile fused-large",
+                                           "radius large range with a tile tensor-core", "radius beyond two-pass"};
+        if (cv::cuda::gaussian::tensorCoreTuning(90).minRadius(cn) <= FusedTile::kMaxR)
+            needed.push_back("radius fused range tensor-core");
+        if (cudaimage_test::path::lastRadiusOf<LargeTile>(cn, CV_8U) < LargeTile::kMaxR)
+            needed.push_back("radius large range without a tile two-pass");
+        for (int b : coreBoundaries(cn))
             needed.push_back(cv::format("radius %d", b));
-        if (cn == 4)
-        {
-            needed.push_back("radius last+1..128 two-pass");
-            needed.push_back("radius 122");
-            needed.push_back("radius 123");
-        }
         for (const std::string& n : needed)
             EXPECT_GT(seen[cv::format("C%d ", cn) + n], 0) << "no case of C" << cn << " " << n << " in the first " << cases;
     }

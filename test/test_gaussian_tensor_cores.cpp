@@ -5,8 +5,10 @@
 #include "test_precomp.hpp"
 #include "gaussian_path_ids.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <tuple>
+#include <vector>
 
 namespace opencv_test { namespace {
 
@@ -18,7 +20,7 @@ namespace gs = cv::cuda::gaussian;
 namespace path = cudaimage_test::path;
 typedef gs::TensorCoreTile Tile;
 
-// The path's taps for a filter, with the switch as the environment sets it (read at creation).
+// The path's taps for a filter.
 gs::TensorTaps8U tensorTaps(int depth, int channels, const gs::Taps1D& x, const gs::Taps1D& y)
 {
     gs::FilterTaps f;
@@ -26,7 +28,6 @@ gs::TensorTaps8U tensorTaps(int depth, int channels, const gs::Taps1D& x, const 
     f.channels = channels;
     f.x = x;
     f.y = y;
-    f.tensorCores = gs::tensorCoreMode();
     return gs::TensorCorePath::prepare(f);
 }
 
@@ -145,67 +146,64 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
     for (const char* off : {"0", "off", "false", "no"})
     {
         TensorCoresSwitch sw(off);
-        EXPECT_FALSE(tensorTaps(CV_8U, 1, ok, ok).valid) << off;
         EXPECT_EQ(gs::TensorCoreMode::Off, gs::tensorCoreMode()) << off;
+        EXPECT_EQ(gs::TensorCoreMode::Off, gs::TensorCorePath::options().mode) << off;   // the unit's option, read at creation
     }
 }
 
-// Where choosePath() takes the path: every radius from the tuned minimum (sm_90: one channel 6, more
-// 9; with the switch at `all`: 1) to 128 (4 channels: 122) when the taps are bytes, the device holds
-// the kernel's largest tile (sm_80, sm_90) and the kernel's code for it is for sm_80 or later;
-// otherwise the CUDA-core kernels.
+// Where choosePath() takes the path: every radius from the tuned minimum (the sm_90 row; with the
+// switch at `all`: the tile's first radius) to the last radius whose tile keeps an item for the
+// channel count, when the taps are bytes, the device holds the kernel's largest tile (sm_80, sm_90)
+// and the kernel's code for it is for sm_80 or later; otherwise the CUDA-core kernels. Every limit
+// comes from the units' constants (test/gaussian_path_ids.hpp).
 TEST(CudaImage_GaussianTensorCores, path_choice)
 {
-    auto query = [](int r, int cn, bool taps, size_t smem, bool anyRadius = false) {
+    auto query = [](int r, int cn, bool taps, size_t smem) {
         gs::PathQuery q;
         q.depth = CV_8U;
         q.channels = cn;
         q.rx = q.ry = r;
         q.horizontalTapsFitByte = taps;   // false: a horizontal tap of 256 (the CUDA-core kernels still run)
-        q.tensorCores = anyRadius ? gs::TensorCoreMode::All : gs::TensorCoreMode::Auto;
-        q.tensorCoreCode = true;
         q.sharedMemOptIn = smem;
         q.multiprocessors = 132;
         return q;
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
-    // Where it measured at least as fast (gaussian_tuning.hpp, the sm_90 row: the query's default).
-    const gs::tuning::ArchTuning& sm90Row = gs::tuning::forArch(90);
-    EXPECT_EQ(6, gs::tuning::tensorCoreMinRadius(sm90Row, 1));
-    for (int cn = 2; cn <= 4; cn++)
-        EXPECT_EQ(9, gs::tuning::tensorCoreMinRadius(sm90Row, cn));
+    const gs::TensorCoreTuning& sm90Row = gs::tensorCoreTuning(90);
     // By hand: 2 x 32 x 1056 + 64 + 32 x 1040 = 100,928 fixed bytes, plus 512 per Toeplitz matrix.
     EXPECT_EQ(size_t(100928 + (9 + 9) * 512), Tile::maxSharedBytes(1));    // 110,144
     EXPECT_EQ(size_t(100928 + (33 + 9) * 512), Tile::maxSharedBytes(4));   // 122,432
     EXPECT_EQ(size_t(100928 + (1 + 1) * 512), Tile::sharedBytes(6, 1));    // sigma 2: 1 + 1 matrices
     for (int cn = 1; cn <= 4; cn++)
-        for (int r = 1; r <= 130; r++)
+        for (int r = 1; r <= Tile::kMaxR + 2; r++)
             for (bool anyRadius : {false, true})
             {
                 SCOPED_TRACE(cv::format("%d channels, radius %d%s", cn, r, anyRadius ? ", switch at all" : ""));
-                const int lastLarge = cn == 4 ? 122 : 128;   // the large CUDA-core kernel's and this kernel's tile limit
-                const int cudaCores = r <= 8 ? path::Fused : r <= lastLarge ? path::FusedLarge : path::TwoPass;
-                const bool tensor = r >= (anyRadius ? 1 : gs::tuning::tensorCoreMinRadius(sm90Row, cn)) && r <= lastLarge;
+                const gs::GaussianPaths::Options opts = path::optionsWith(anyRadius ? gs::TensorCoreMode::All : gs::TensorCoreMode::Auto);
+                const int lastTile = path::lastRadiusOf<Tile>(cn, CV_8U);
+                const int cudaCores = path::cudaCorePath(CV_8U, cn, r, sm90);
+                const bool tensor = r >= (anyRadius ? Tile::kMinR : sm90Row.minRadius(cn)) && r <= lastTile;
                 for (size_t smem : {sm90, sm80})
                 {
-                    const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem, anyRadius));
-                    EXPECT_EQ(tensor ? path::TensorCore : cudaCores, c.index) << c.reason;
+                    const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem), path::factsFor(90), opts);
+                    EXPECT_EQ(tensor ? path::TensorCore : path::cudaCorePath(CV_8U, cn, r, smem), c.index) << c.reason;
                     if (tensor)
                     {
-                        EXPECT_EQ(1024 - 2 * Tile::halo(r, cn), c.tileOutputs);
+                        EXPECT_EQ(Tile::kCols - 2 * Tile::halo(r, cn), c.tileOutputs);
                         EXPECT_EQ(0, c.tileOutputs % 16);
                         EXPECT_GE(c.tileOutputs, 16);
                         EXPECT_EQ(Tile::sharedBytes(r, cn), c.sharedBytes);
-                        EXPECT_EQ(2 * 132, c.residentBlocks);   // two blocks per SM
+                        EXPECT_EQ(Tile::kBlocksPerSM * 132, c.residentBlocks);
                     }
                     else
                         EXPECT_EQ(0, c.residentBlocks);
                 }
-                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm86, anyRadius)).index);    // the tile does not fit
-                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90, anyRadius)).index);   // no valid taps
-                gs::PathQuery stub = query(r, cn, true, sm90, anyRadius);
-                stub.tensorCoreCode = false;   // the kernel's code for the device is for sm_75 (a stub)
-                EXPECT_EQ(cudaCores, gs::choosePath(stub).index);
+                // The tile does not fit; no valid taps; the kernel's code for the device is for
+                // sm_75 (a stub); the switch off.
+                EXPECT_EQ(path::cudaCorePath(CV_8U, cn, r, sm86), gs::choosePath(query(r, cn, true, sm86), path::factsFor(90), opts).index);
+                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, false, sm90), path::factsFor(90), opts).index);
+                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm90), path::factsFor(90, false), opts).index);
+                EXPECT_EQ(cudaCores, gs::choosePath(query(r, cn, true, sm90), path::factsFor(90), path::optionsWith(gs::TensorCoreMode::Off)).index);
             }
     // The rules before it still decide first.
     gs::PathQuery inPlace = query(5, 1, true, sm90);
@@ -267,11 +265,36 @@ TEST_P(CudaImage_GaussianTensorCores_EveryRadius, matches_cpu_with_the_path_on_a
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianTensorCores_EveryRadius,
                         ::testing::Range(int(Tile::kMinR), int(Tile::kMaxR) + 1));
 
-// 2, 3 and 4 channels at every radius where the path's choice or geometry changes (the small and
-// large CUDA-core kernels' boundary 8/9, one to two and two to three vertical chunks 8/9 and 24/25,
-// the 4-channel halo's alignment 116/117 and tile limit 122, the largest radius) and a spread
-// between, with the path on and off, on a sub-matrix too. One test per channel count and radius,
-// so that shards spread them.
+// The radii where the path's choice or geometry changes, found from the tile and the units (so a
+// changed limit is swept where it then is): the ends of the CUDA-core ranges and of the tuning
+// rows' thresholds, each change of the vertical chunk count, the 4-channel halo's change of
+// alignment and the last radius with a tile per channel count, each with its neighbours, and the
+// largest radius; plus a spread between.
+std::vector<int> channelSweepRadii()
+{
+    std::vector<int> r = {13, 17, 31, 45, 64, 90};   // the spread
+    auto around = [&r](int b) {
+        for (int d : {-1, 0, 1})
+            if (b + d >= Tile::kMinR && b + d <= Tile::kMaxR)
+                r.push_back(b + d);
+    };
+    around(Tile::kMinR);
+    around(Tile::kMaxR);
+    around(path::FusedTile::kMaxR);
+    around(gs::tensorCoreTuning(90).minRadius(1));
+    around(gs::tensorCoreTuning(90).minRadius(4));
+    for (int R = Tile::kMinR + 1; R <= Tile::kMaxR; R++)
+        if (Tile::vChunks(R) != Tile::vChunks(R - 1) || (Tile::halo(R, 4) % 32 == 0) != (Tile::halo(R - 1, 4) % 32 == 0))
+            around(R);
+    for (int cn = 2; cn <= 4; cn++)
+        around(path::lastRadiusOf<Tile>(cn, CV_8U));
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    return r;
+}
+
+// 2, 3 and 4 channels at those radii, with the path on and off, on a sub-matrix too. One test per
+// channel count and radius, so that shards spread them.
 typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianTensorCores_Channels;
 
 TEST_P(CudaImage_GaussianTensorCores_Channels, match_cpu_with_the_path_on_and_off)
@@ -288,9 +311,7 @@ TEST_P(CudaImage_GaussianTensorCores_Channels, match_cpu_with_the_path_on_and_of
 }
 
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianTensorCores_Channels,
-                        ::testing::Combine(::testing::Values(2, 3, 4),
-                                           ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17, 24, 25, 31, 45, 64, 90,
-                                                             116, 117, 121, 122, 123, 128)));
+                        ::testing::Combine(::testing::Values(2, 3, 4), ::testing::ValuesIn(channelSweepRadii())));
 
 // A destination that is a sub-matrix at an odd column (no 16-byte stores), BORDER_WRAP (against
 // the reference model, as the CPU rejects it), and a CV_32F destination (unrounded: the CUDA-core
@@ -301,7 +322,7 @@ TEST(CudaImage_GaussianTensorCores, unaligned_dst_wrap_and_float_dst)
     cv::RNG rng(7);
     const Mat src = randomMat(Size(777, 131), CV_8UC1, rng);
     const GpuMat g(src);
-    for (int r : {1, 3, 8, 9, 30, 90, 128})
+    for (int r : {Tile::kMinR, 3, path::FusedTile::kMaxR, path::LargeTile::kMinR, 30, 90, Tile::kMaxR})
     {
         SCOPED_TRACE(cv::format("radius %d", r));
         Mat cpu;

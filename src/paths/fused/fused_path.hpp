@@ -9,19 +9,21 @@
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
 #include "../../gaussian_tile.hpp"
-#include "../../gaussian_tuning.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
-/** 128 threads x 4 elements; the halo is the radius, rounded up to 8 elements (tiles stay 16-byte
- * aligned). */
-struct FusedTile : tuning::FusedTileSize
+/** The tile: 128 threads x 4 elements, so that four blocks share an SM and one block's loads
+ * overlap another's arithmetic. Radius 1..8 as a template parameter: 8 radius instances per depth
+ * and channel count; more grew the code past the instruction cache (H200, perf/NOTES.md section
+ * 4.4). The halo is the radius, rounded up to 8 elements (tiles stay 16-byte aligned). */
+struct FusedTile
 {
+    static constexpr const char* kLabel = "fused";
+    static constexpr int kThreads = 128;
+    static constexpr int kCols = 4 * kThreads;
+    static constexpr int kMinR = 1;
+    static constexpr int kMaxR = 8;
     CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return tile::roundUp(r * cn, 8); }
-    static constexpr const char* kBelow = "radius 0 (1x1 kernel)";
-    static constexpr const char* kAbove = "radius above 8";
-    static constexpr const char* kNoRoom = "fused tile has no room after the halo";
-    static constexpr const char* kTooLarge = "fused tile exceeds the device's shared memory";
 };
 static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 static_assert(tile::tileOutputs<FusedTile>(FusedTile::kMaxR, 4) >= 16, "every radius has a tile for 4 channels");
@@ -54,15 +56,15 @@ struct FusedTaps
     FusedTapsD d;         //!< 16U, 64F
 };
 
-struct FusedPath
+struct FusedPath : PathUnit
 {
     static constexpr const char* kName = "fused";
     typedef FusedTile Tile;
     typedef FusedTaps Taps;
 
-    /** Radius 1..8 (acceptCudaCoreTile); the tile takes 33,024 bytes of shared memory, below the
-     * 48 KiB every GPU gives without opt-in, and always has room for an item. */
-    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&) { return acceptCudaCoreTile<Tile>(q, "radius 1..8"); }
+    /** Radius kMinR..kMaxR (acceptCudaCoreTile); the tile takes 33,024 bytes of shared memory, below
+     * the 48 KiB every GPU gives without opt-in, and always has room for an item. */
+    static Verdict accepts(const PathQuery& q, const DeviceFacts&, const Options&) { return acceptCudaCoreTile<Tile>(q); }
 
     /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
     static Taps prepare(const FilterTaps& f);

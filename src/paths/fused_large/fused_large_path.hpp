@@ -9,19 +9,22 @@
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
 #include "../../gaussian_tile.hpp"
-#include "../../gaussian_tuning.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
-/** 256 threads x 4 elements. The halo also covers the zero taps that pad the horizontal window to
- * whole groups of 4 (up to 3 in front, 3 behind): (r + 4) * cn. */
-struct FusedLargeTile : tuning::FusedLargeTileSize
+/** The tile: 256 threads x 4 elements: wide tiles, so that the halo, which grows with the radius,
+ * stays a small part of the vertical work. The radius is a run-time value, from the first radius
+ * the fused kernel's instances leave (asserted where the list of paths is) up to 128, the size of
+ * its tap parameter. The halo also covers the zero taps that pad the horizontal window to whole
+ * groups of 4 (up to 3 in front, 3 behind): (r + 4) * cn. */
+struct FusedLargeTile
 {
+    static constexpr const char* kLabel = "large-radius";
+    static constexpr int kThreads = 256;
+    static constexpr int kCols = 4 * kThreads;
+    static constexpr int kMinR = 9;
+    static constexpr int kMaxR = 128;
     CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return tile::roundUp((r + 4) * cn, 8); }
-    static constexpr const char* kBelow = "radius below 9";
-    static constexpr const char* kAbove = "radius above 128";
-    static constexpr const char* kNoRoom = "large-radius tile has no room after the halo (4 channels, radius above 122)";
-    static constexpr const char* kTooLarge = "large-radius tile exceeds the device's shared memory";
 };
 static_assert(FusedLargeTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 
@@ -50,19 +53,19 @@ struct FusedLargeTaps
     FusedLargeTapsT<double> d;  //!< 16U, 64F
 };
 
-struct FusedLargePath
+struct FusedLargePath : PathUnit
 {
     static constexpr const char* kName = "fused-large";
     typedef FusedLargeTile Tile;
     typedef FusedLargeTaps Taps;
 
-    /** Radius 9..128 (acceptCudaCoreTile). The halo grows with R * channels while the block stays
-     * 1024 elements wide: for 4 channels the tile falls below one item after R = 122 (every depth:
-     * 1024 - 2 * roundUp((R + 4) * 4, 8) < 16). That limit is validity only: near it a block
-     * computes 1024 vertical columns for a few outputs, and where the two-pass path gets faster has
-     * not been measured. The tile's 65,792 bytes of shared memory exceed sm_75's 64 KiB opt-in
-     * limit and fit sm_80/86/89/90's. */
-    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning&) { return acceptCudaCoreTile<Tile>(q, "radius 9..128"); }
+    /** Radius kMinR..kMaxR (acceptCudaCoreTile). The halo grows with R * channels while the block
+     * stays 1024 elements wide: for 4 channels the tile falls below one item after
+     * lastRadiusWithTile() (122: 1024 - 2 * roundUp((R + 4) * 4, 8) < 16). That limit is validity
+     * only: near it a block computes 1024 vertical columns for a few outputs, and where the
+     * two-pass path gets faster has not been measured. The tile's 65,792 bytes of shared memory
+     * exceed sm_75's 64 KiB opt-in limit and fit sm_80/86/89/90's. */
+    static Verdict accepts(const PathQuery& q, const DeviceFacts&, const Options&) { return acceptCudaCoreTile<Tile>(q); }
 
     /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
     static Taps prepare(const FilterTaps& f);

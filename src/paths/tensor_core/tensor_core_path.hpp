@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <vector>
 #include <cuda_runtime_api.h>
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
 #include "../../gaussian_tile.hpp"
-#include "../../gaussian_tuning.hpp"
+#include "tensor_core_tuning.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -23,8 +25,18 @@ namespace cv { namespace cuda { namespace gaussian {
  * Shared memory (bytes): the vertical sums as two byte planes [kRows][kPlaneStride] with 64 bytes
  * of slack behind, the output bytes [kRows][kStride], and the A fragments of the horizontal and
  * the vertical Toeplitz tap matrices, 512 bytes each. */
-struct TensorCoreTile : tuning::TensorCoreTileSize
+struct TensorCoreTile
 {
+    static constexpr const char* kLabel = "tensor-core";
+    /** 256 threads, strips of 32 rows (two 16-row MMA halves) x 1024 columns, two resident blocks
+     * per SM that take tiles in turn (the tap matrices are built once per block; H200: 264 blocks
+     * on 132 SMs). Radius 1..128, the size of its tap parameter. */
+    static constexpr int kThreads = 256;
+    static constexpr int kCols = 1024;
+    static constexpr int kRows = 32;
+    static constexpr int kMinR = 1;
+    static constexpr int kMaxR = 128;
+    static constexpr int kBlocksPerSM = 2;
     static constexpr int kPlaneStride = kCols + 32;  // plane rows (bytes; swizzled, tensor_core_imma.cuh)
     static constexpr int kStride = kCols + 16;       // output rows (bytes)
     static constexpr int kFixedBytes = 2 * kRows * kPlaneStride + 64 + kRows * kStride;
@@ -57,7 +69,7 @@ static_assert(tile::tileOutputs<TensorCoreTile>(TensorCoreTile::kMaxR, 3) >= 16,
 struct TensorTaps8U
 {
     static constexpr int kMaxR = TensorCoreTile::kMaxR;
-    bool valid = false;   //!< 8U, 1 to 4 channels, 1 <= r <= kMaxR, every tap a byte, switch on
+    bool valid = false;   //!< 8U, 1 to 4 channels, 1 <= r <= kMaxR, every tap a byte
     int r = 0;
     int channels = 0;
     int lead = 0;     //!< zeros in front of h: (r + lead) * channels is a multiple of 4 (tile::windowLead)
@@ -70,8 +82,24 @@ struct TensorTaps8U
 
 /** Whether the kernel's code for the current device was compiled for sm_80 or later (its MMAs need
  * it; a build whose CUDA_ARCH_BIN includes 7.5 compiles it as a stub, which the driver may also JIT
- * for a newer GPU without code of its own). Queried once per device for PathQuery::tensorCoreCode. */
+ * for a newer GPU without code of its own). Queried once per device (TensorCorePath::deviceFacts). */
 bool tensorCoreCodeRuns();
+
+/** OPENCV_CUDAIMAGE_TENSOR_CORES, read at filter creation: unset, 1/on/true/yes: the tensor-core
+ * path where it measured faster (tensor_core_tuning.hpp); 0/off/false/no: never (the CUDA-core
+ * kernels, same results); all: at every radius it can take (for comparisons). */
+enum class TensorCoreMode { Off, Auto, All };
+
+inline TensorCoreMode tensorCoreMode()
+{
+    const char* v = std::getenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
+    if (!v)
+        return TensorCoreMode::Auto;
+    const std::string s(v);
+    if (s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no")
+        return TensorCoreMode::Off;
+    return s == "all" || s == "ALL" ? TensorCoreMode::All : TensorCoreMode::Auto;
+}
 
 struct TensorCorePath
 {
@@ -79,31 +107,48 @@ struct TensorCorePath
     typedef TensorCoreTile Tile;
     typedef TensorTaps8U Taps;
 
+    /** What the rule needs of the device: its tuning row and whether the loaded code runs
+     * (default-constructed: sm_90's row, code not known to run, so the path declines). */
+    struct DeviceFacts
+    {
+        TensorCoreTuning tuning = tensorCoreTuning(90);
+        bool codeRuns = false;   //!< tensorCoreCodeRuns()
+    };
+    static DeviceFacts deviceFacts(int computeCapability) { return DeviceFacts{tensorCoreTuning(computeCapability), tensorCoreCodeRuns()}; }
+
+    /** The switch, as read at filter creation. */
+    struct Options
+    {
+        TensorCoreMode mode = TensorCoreMode::Auto;
+    };
+    static Options options() { return Options{tensorCoreMode()}; }
+
     /** 8U, 8-bit taps and results, where the tile holds an item after its halo (4 channels: radius
      * <= 122), the device holds the kernel's largest tile (108-120 KiB by channel count: sm_80,
      * sm_90; not sm_75/86/89) and the kernel's code for it is for sm_80 or later; from the radius
-     * where it measured faster (gaussian_tuning.hpp) unless the switch says `all`. */
-    static Verdict accepts(const PathQuery& q, const tuning::ArchTuning& t)
+     * where it measured faster (the device's tuning row) unless the switch says `all`. */
+    static Verdict accepts(const PathQuery& q, const DeviceFacts& d, const Options& o)
     {
+        typedef TileReasons<Tile> Why;
         if (const char* limit = singleKernelLimit(q))
             return Verdict::decline(limit);
         if (q.depth != CV_8U || q.floatOutput)
             return Verdict::decline("not 8U to 8U");
-        if (q.tensorCores == TensorCoreMode::Off)
+        if (o.mode == TensorCoreMode::Off)
             return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
         if (!q.horizontalTapsFitByte || !q.verticalTapsFitByte)
             return Verdict::decline("a tap above 255 (IMMA multiplies bytes)");
         const int R = q.radius();
-        if (R < (q.tensorCores == TensorCoreMode::All ? Tile::kMinR : tuning::tensorCoreMinRadius(t, q.channels)))
+        if (R < (o.mode == TensorCoreMode::All ? Tile::kMinR : d.tuning.minRadius(q.channels)))
             return Verdict::decline("radius below where the tensor cores measured faster");
         if (R > Tile::kMaxR)
-            return Verdict::decline("radius above 128");
+            return Verdict::decline(Why::above());
         const int outputs = tile::tileOutputs<Tile>(R, q.channels);
-        if (outputs < 16)
-            return Verdict::decline("tensor-core tile has no room after the halo (4 channels, radius above 122)");
+        if (outputs < tile::itemOutputs(CV_8U))
+            return Verdict::decline(Why::noRoom(q.channels, CV_8U));
         if (Tile::maxSharedBytes(q.channels) > q.sharedMemOptIn)
-            return Verdict::decline("tensor-core tile exceeds the device's shared memory");
-        if (!q.tensorCoreCode)
+            return Verdict::decline(Why::tooLarge());
+        if (!d.codeRuns)
             return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
         return Verdict::accept("8U, byte taps: tensor cores", outputs, Tile::sharedBytes(R, q.channels),
                                Tile::kBlocksPerSM * q.multiprocessors);
@@ -115,8 +160,7 @@ struct TensorCorePath
         Taps t;
         const int rx = static_cast<int>(f.x.fixed.size()) / 2, ry = static_cast<int>(f.y.fixed.size()) / 2;
         const int R = std::max(rx, ry);
-        if (f.depth != CV_8U || f.channels < 1 || f.channels > 4 || R < Tile::kMinR || R > Tile::kMaxR ||
-            f.tensorCores == TensorCoreMode::Off)
+        if (f.depth != CV_8U || f.channels < 1 || f.channels > 4 || R < Tile::kMinR || R > Tile::kMaxR)
             return t;
         t.r = R;
         t.channels = f.channels;

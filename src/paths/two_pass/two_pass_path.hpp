@@ -10,7 +10,6 @@
 #include <cuda_runtime_api.h>
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
-#include "../../gaussian_tuning.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -39,14 +38,14 @@ struct TwoPassTaps
     size_t x = 0, y = 0, unit = 0;   //!< offsets in `bytes`
 };
 
-struct TwoPassPath
+struct TwoPassPath : PathUnit
 {
     static constexpr const char* kName = "two-pass";
     typedef TwoPassTaps Taps;
 
     /** Every query (the fallback). Its reason is left empty: the choice names why the path before
      * it declined. */
-    static Verdict accepts(const PathQuery&, const tuning::ArchTuning&) { return Verdict::accept(""); }
+    static Verdict accepts(const PathQuery&, const DeviceFacts&, const Options&) { return Verdict::accept(""); }
 
     static Taps prepare(const FilterTaps& f);
 
