@@ -2,8 +2,7 @@
 //  - the two-pass path (in place, radius above 128, ...) takes its scratch image per call in stream
 //    order, so streams made and destroyed per request leave no memory behind, and a stream handle
 //    the driver hands out again never gets memory a destroyed stream's queued work still uses;
-//  - no call synchronises the device, so the very first apply() of a new filter can be captured in a
-//    CUDA graph (cudaStreamBeginCapture, global mode, on a non-blocking stream).
+//  - graph capture, every path and the rule without memory pools: test_gaussian_graph.cpp.
 // GPU tests: they skip, saying why, without a CUDA device.
 #include "test_precomp.hpp"
 #include <cmath>
@@ -168,92 +167,6 @@ TEST(CudaImage_GaussianBlur_Scratch, no_scratch_kept_per_live_stream)
     // "less than a second scratch image", still far below what one per stream would keep.
     const double granule = 2.0 * 1048576.0, oneScratch = std::ceil(double(c.scratchBytes) / granule) * granule;
     EXPECT_LT(double(before) - double(after), 2 * oneScratch) << "memory kept per stream";
-}
-
-// The very first apply() of a new filter, captured into a CUDA graph in the strictest capture mode
-// on a non-blocking stream, then launched (twice where dst is not src): exact results. Each path:
-// two passes in place, two passes for a radius above 128 and for 4 channels past the large-radius
-// tile (radius 123), the fused and the large-radius fused kernels.
-TEST(CudaImage_GaussianBlur_Graph, first_apply_of_a_new_filter_is_capturable)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    struct Case { int type; Size ksize; double sigma; bool inPlace; const char* path; };
-    const Case cases[] = {
-        {CV_8UC1, Size(0, 0), 2.0, true, "two passes, in place"},
-        {CV_16UC3, Size(0, 0), 3.0, true, "two passes, in place"},
-        {CV_64FC2, Size(7, 0), 0.0, true, "two passes, in place"},
-        {CV_32FC4, Size(261, 261), 0.0, false, "two passes, radius 130"},
-        {CV_8UC4, Size(0, 0), 41.0, false, "two passes, 4 channels, radius 123"},
-        {CV_8UC3, Size(0, 0), 1.2, false, "fused"},
-        {CV_16SC1, Size(0, 0), 5.0, false, "large-radius fused"},
-    };
-    cv::RNG rng(4);
-    for (const Case& k : cases)
-    {
-        const double sigmaY = k.ksize.height == 0 && k.sigma == 0 ? 1.5 : 0.0;
-        SCOPED_TRACE(cv::format("%s ksize %dx%d sigma %g: %s", cv::typeToString(k.type).c_str(), k.ksize.width, k.ksize.height,
-                                k.sigma, k.path));
-        const Mat host = randomMat(Size(301, 203), k.type, rng);
-        Mat expected;
-        cv::GaussianBlur(host, expected, k.ksize, k.sigma, sigmaY, cv::BORDER_REPLICATE);
-        const int depth = CV_MAT_DEPTH(k.type);
-        double lo, hi;
-        cv::minMaxIdx(host.reshape(1), &lo, &hi);
-        const double scale = std::max(1.0, std::max(std::abs(lo), std::abs(hi)));
-        const double tol = depth == CV_8U || depth == CV_16U ? 0 : depth == CV_16S ? 1 : depth == CV_32F ? 1e-5 * scale : 1e-12 * scale;
-
-        cudaStream_t raw = nullptr;
-        ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking));
-        {
-            Stream s = cv::cuda::StreamAccessor::wrapStream(raw);
-            GpuMat src(host), dst(host.size(), k.type);   // allocated before the capture
-            cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(k.type, -1, k.ksize, k.sigma, sigmaY);
-            GpuMat& out = k.inPlace ? src : dst;
-
-            cudaGraph_t graph = nullptr;
-            ASSERT_EQ(cudaSuccess, cudaStreamBeginCapture(raw, cudaStreamCaptureModeGlobal));
-            std::string error;
-            try
-            {
-                f->apply(src, out, s);
-            }
-            catch (const cv::Exception& e)
-            {
-                error = e.what();
-            }
-            const cudaError_t ended = cudaStreamEndCapture(raw, &graph);
-            (void)cudaGetLastError();
-            EXPECT_EQ("", error) << "apply() under stream capture";
-            EXPECT_EQ(cudaSuccess, ended) << "cudaStreamEndCapture: " << cudaGetErrorString(ended);
-            if (graph && error.empty() && ended == cudaSuccess)
-            {
-                cudaGraphExec_t exec = nullptr;
-                ASSERT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
-                for (int launch = 0; launch < (k.inPlace ? 1 : 2); launch++)
-                {
-                    if (!k.inPlace)
-                        dst.setTo(cv::Scalar::all(0), s);
-                    EXPECT_EQ(cudaSuccess, cudaGraphLaunch(exec, raw));
-                    const Mat result = toHost(out, s);
-                    EXPECT_LE(cv::norm(expected.reshape(1), result.reshape(1), cv::NORM_INF), tol) << "graph launch " << launch;
-                }
-                EXPECT_EQ(cudaSuccess, cudaGraphExecDestroy(exec));
-            }
-            if (graph)
-            {
-                EXPECT_EQ(cudaSuccess, cudaGraphDestroy(graph));
-            }
-            // Not captured: the same filter, applied normally afterwards, still gives the result.
-            if (!k.inPlace)
-            {
-                dst.setTo(cv::Scalar::all(0), s);
-                f->apply(src, dst, s);
-                EXPECT_LE(cv::norm(expected.reshape(1), toHost(dst, s).reshape(1), cv::NORM_INF), tol) << "after the graph";
-            }
-        }
-        EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(raw));
-        EXPECT_EQ(cudaSuccess, cudaStreamDestroy(raw));
-    }
 }
 
 }} // namespace opencv_test
