@@ -16,6 +16,7 @@ get_filename_component(CUDAIMAGE_SOURCE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSO
 # --expt-relaxed-constexpr: constexpr helpers shared by host and device code;
 # -lineinfo: source lines in Nsight Compute and compute-sanitizer reports;
 # -Xfatbin=-compress-all: compressed device code, a smaller library.
+# (scripts/ci/compile-archs.sh compiles every kernel with these too, through cudaimage_nvcc_flags.)
 set(CUDAIMAGE_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo -Xfatbin=-compress-all)
 # CUDA 13 deprecates long4 & co., which cudev still names.
 set(CUDAIMAGE_COMPILE_DEFINITIONS __NV_NO_VECTOR_DEPRECATION_DIAG)

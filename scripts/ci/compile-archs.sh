@@ -7,7 +7,8 @@
 #   scripts/ci/compile-archs.sh                  # CMAKE_CUDA_ARCHITECTURES "75;80;86;89;90"
 #   CUDAIMAGE_ARCHS="80;90" scripts/ci/compile-archs.sh
 #
-# Needs OpenCV's headers (the cached build's install: scripts/build/build-opencv.sh). Output:
+# The nvcc options are the library's own, read from cmake/cudaimage_sources.cmake. Needs OpenCV's
+# headers (the cached build's install: scripts/build/build-opencv.sh). Output:
 # build-archs/<file name>.log (ptxas -v) and build-archs/summary.txt. Fails if a file does not compile
 # for an architecture; lists the kernels that spill.
 set -euo pipefail
@@ -20,8 +21,21 @@ include=$(ls -d "$OPENCV_INSTALL"/include/opencv[45] 2>/dev/null | head -1)
 [[ -n $include ]] || die "no OpenCV headers in $OPENCV_INSTALL: run scripts/build/build-opencv.sh first"
 gencode=()
 for a in ${archs//;/ }; do gencode+=("--generate-code=arch=compute_$a,code=sm_$a"); done
+# The nvcc options of our CUDA code from their one source, cmake/cudaimage_sources.cmake
+# (CUDAIMAGE_CUDA_FLAGS and its definitions, as cudaimage_nvcc_flags() gives them to both builds),
+# read by a CMake script that includes it.
+cat > "$out/cuda-flags.cmake" <<EOF
+cmake_minimum_required(VERSION 3.18)
+include("$CUDAIMAGE_REPO/cmake/cudaimage_sources.cmake")
+cudaimage_nvcc_flags(flags)
+list(JOIN flags "\\n" lines)
+execute_process(COMMAND "\${CMAKE_COMMAND}" -E echo "\${lines}")
+EOF
+flags_text=$(cmake -P "$out/cuda-flags.cmake") || die "cannot read the CUDA flags from cmake/cudaimage_sources.cmake"
+mapfile -t cuda_flags <<<"$flags_text"
+[[ -n ${cuda_flags[0]:-} ]] || die "cmake/cudaimage_sources.cmake gave no CUDA flags"
 
-step "compile src/**/*.cu for sm ${archs//;/, } (ptxas -v)"
+step "compile src/**/*.cu for sm ${archs//;/, } (ptxas -v; ${cuda_flags[*]})"
 t0=$(date +%s)
 pids=()
 declare -A seen=()
@@ -30,9 +44,10 @@ for cu in "${sources[@]}"; do
     name=$(basename "$cu" .cu)
     [[ -z ${seen[$name]:-} ]] || die "two kernel files named $name.cu (${seen[$name]#"$CUDAIMAGE_REPO"/}, ${cu#"$CUDAIMAGE_REPO"/}): the logs are named by file"
     seen[$name]=$cu
-    # Flags as the library's own build (CMakeLists.txt), one object per file, all architectures.
-    "$CUDA_HOME/bin/nvcc" -std=c++17 -O3 -DNDEBUG --expt-relaxed-constexpr -Xcompiler=-fPIC \
-        -D__NV_NO_VECTOR_DEPRECATION_DIAG -I"$CUDAIMAGE_REPO/include" -I"$CUDAIMAGE_REPO/src" -isystem "$include" \
+    # Our flags, and what a Release build of a shared library adds to them (C++17, -O3 -DNDEBUG,
+    # -fPIC); one object per file, all architectures.
+    "$CUDA_HOME/bin/nvcc" -std=c++17 -O3 -DNDEBUG -Xcompiler=-fPIC "${cuda_flags[@]}" \
+        -I"$CUDAIMAGE_REPO/include" -I"$CUDAIMAGE_REPO/src" -isystem "$include" \
         "${gencode[@]}" --threads 2 -Xptxas -v -c "$cu" -o "$out/$name.o" > "$out/$name.log" 2>&1 &
     pids+=("$!:$name")
 done
