@@ -1,18 +1,26 @@
-// Tests of cv::cuda::SyncedMat.
-//  - SyncedMat_Validation.*: everything that must fail (or hold) before any CUDA call; they need no
-//    GPU and run in CI.
-//  - SyncedMat_Cuda.*: state transitions with exact transfer counts and bytes, values, stream
-//    hazards, ROI views, filters; each starts with CUDAIMAGE_REQUIRE_GPU().
+// Tests of cv::cuda::SyncedMat, in two suites of one fixture each, so that SyncedMat_Validation.* and
+// SyncedMat_Cuda.* select all of their tests (scripts/gpu/run-sanitizers.sh runs SyncedMat_Cuda.*):
+// a suite's table of cases is its TEST_P, instantiated without a prefix; its single cases are TEST_F.
+//  - SyncedMat_Validation.*: what must fail (or hold) before any CUDA call; no GPU needed, run in CI.
+//    refused/<case>: every refused call, its error code and message, and that nothing changed.
+//  - SyncedMat_Cuda.*: each starts with CUDAIMAGE_REQUIRE_GPU(). transition/<from>_<access>[_roi]_<shape>:
+//    every access and release from every state, whole image and ROI view, with the state after and
+//    the bytes copied, on five shapes; then stream hazards, threads, refusals, memory and filters.
 #include "test_precomp.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace opencv_test { namespace {
 
+using namespace cudaimage_test;
 using cv::Mat;
 using cv::Rect;
 using cv::Scalar;
@@ -21,25 +29,12 @@ using cv::cuda::GpuMat;
 using cv::cuda::Stream;
 using cv::cuda::SyncedMat;
 using cv::cuda::TransferStats;
-using cudaimage_test::matsEqual;
-using cudaimage_test::toHost;
 
 // --- helpers ------------------------------------------------------------------------------------
 
-// Runs f, which must throw cv::Exception whose message contains `needle`.
+// f must throw cv::Exception whose message contains `needle`; prints "[ SYNCEDMAT ] test | code | message".
 template <typename F>
-void expectErrorMentioning(F f, const std::string& needle)
-{
-    try
-    {
-        f();
-        ADD_FAILURE() << "expected a cv::Exception mentioning '" << needle << "'";
-    }
-    catch (const cv::Exception& e)
-    {
-        EXPECT_NE(std::string::npos, e.msg.find(needle)) << "message: " << e.msg;
-    }
-}
+void expectErrorMentioning(F f, const char* needle) { expectError(f, kAnyCode, {needle}, "SYNCEDMAT"); }
 
 void expectStats(const SyncedMat& m, int uploads, size_t uploadBytes, int downloads, size_t downloadBytes)
 {
@@ -52,100 +47,166 @@ void expectStats(const SyncedMat& m, int uploads, size_t uploadBytes, int downlo
 
 size_t bytesOf(Size s, int type) { return (size_t)s.area() * CV_ELEM_SIZE(type); }
 
-// A filter for checks that never reach apply(), and for output-type mismatches: converts to 32F.
+// For checks that never reach apply(), and for output-type mismatches: converts to 32F.
 struct ConvertTo32F : public cv::cuda::Filter
 {
-    void apply(cv::InputArray src, cv::OutputArray dst, Stream& stream) override
-    {
-        src.getGpuMat().convertTo(dst, CV_MAKETYPE(CV_32F, src.channels()), stream);
-    }
+    void apply(cv::InputArray src, cv::OutputArray dst, Stream& s) override
+    { src.getGpuMat().convertTo(dst, CV_MAKETYPE(CV_32F, src.channels()), s); }
 };
 
 // dst = src + 1 (saturated), in any type.
 struct AddOne : public cv::cuda::Filter
 {
-    void apply(cv::InputArray src, cv::OutputArray dst, Stream& stream) override
-    {
-        src.getGpuMat().convertTo(dst, -1, 1.0, 1.0, stream);
-    }
+    void apply(cv::InputArray src, cv::OutputArray dst, Stream& s) override
+    { src.getGpuMat().convertTo(dst, -1, 1.0, 1.0, s); }
 };
 
-// --- no GPU needed ------------------------------------------------------------------------------
-
-TEST(SyncedMat_Validation, default_is_empty)
+// Runs fn(i) for i < n, each on its own thread on `device` (a new thread starts on device 0);
+// returns how many threw.
+int onThreads(int n, int device, const std::function<void(int)>& fn)
 {
-    SyncedMat m;
-    EXPECT_TRUE(m.empty());
-    EXPECT_EQ(Size(), m.size());
-    EXPECT_EQ((int)SyncedMat::UNINITIALIZED, m.state());
-    EXPECT_EQ(-1, m.deviceId());
-    EXPECT_FALSE(m.isHostAllocated());
-    EXPECT_FALSE(m.isDeviceAllocated());
-    expectStats(m, 0, 0, 0, 0);
+    std::atomic<int> failures(0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i)
+        threads.emplace_back([&, i] {
+            try { cv::cuda::setDevice(device); fn(i); }
+            catch (...) { ++failures; }
+        });
+    for (std::thread& t : threads)
+        t.join();
+    return failures.load();
 }
 
-TEST(SyncedMat_Validation, size_and_type_is_uninitialised_and_allocates_nothing)
-{
-    SyncedMat m(480, 640, CV_8UC3);
-    EXPECT_FALSE(m.empty());
-    EXPECT_EQ(Size(640, 480), m.size());
-    EXPECT_EQ(480, m.rows());
-    EXPECT_EQ(640, m.cols());
-    EXPECT_EQ(CV_8UC3, m.type());
-    EXPECT_EQ(CV_8U, m.depth());
-    EXPECT_EQ(3, m.channels());
-    EXPECT_EQ(3u, m.elemSize());
-    EXPECT_EQ((int)SyncedMat::UNINITIALIZED, m.state());
-    EXPECT_FALSE(m.isHostValid());
-    EXPECT_FALSE(m.isDeviceValid());
-    EXPECT_FALSE(m.isHostAllocated());
-    EXPECT_FALSE(m.isDeviceAllocated());
-    EXPECT_EQ(-1, m.deviceId());
-    EXPECT_FALSE(m.isSubmatrix());
+// --- no GPU needed: refused calls ---------------------------------------------------------------
 
-    SyncedMat n(Size(7, 3), CV_32FC1);
-    EXPECT_EQ(Size(7, 3), n.size());
-    EXPECT_EQ(CV_32FC1, n.type());
+// The objects a refused call may touch, made afresh for each case.
+struct Subjects
+{
+    SyncedMat none;                                 // empty
+    SyncedMat uninit{16, 16, CV_8UC1};
+    SyncedMat small{8, 8, CV_8UC1};
+    SyncedMat parent{48, 64, CV_8UC1};
+    SyncedMat view{parent, Rect(8, 4, 16, 12)};
+};
+
+std::string describe(const Subjects& o)
+{
+    std::string d = o.view.sharesStorageWith(o.parent) ? "view of parent" : "view detached";
+    for (const SyncedMat* m : {&o.none, &o.uninit, &o.small, &o.parent, &o.view})
+        d += cv::format("; empty %d, %dx%d type %d, roi at (%d, %d), state %d, allocated %d/%d, %d up %d down", m->empty(),
+                        m->cols(), m->rows(), m->type(), m->roi().x, m->roi().y, m->state(), m->isHostAllocated(),
+                        m->isDeviceAllocated(), m->stats().uploads, m->stats().downloads);
+    return d;
 }
 
-TEST(SyncedMat_Validation, negative_sizes_are_refused)
+struct Refusal { const char* name; void (*call)(Subjects&); int code; const char* needle; };
+
+void PrintTo(const Refusal& c, std::ostream* os) { *os << c.name; }
+
+void to32F(SyncedMat& src, SyncedMat& dst) { cv::cuda::applyFilter(cv::makePtr<ConvertTo32F>(), src, dst, noCudaStream()); }
+void to32F(SyncedMat& srcDst) { cv::cuda::applyFilter(cv::makePtr<ConvertTo32F>(), srcDst, noCudaStream()); }
+const char* const kNotAReason = "reason must be a TransferStats::Reason";
+
+// Each case: its name, the cv::Error code and a text of the message, the call.
+#define REFUSED(name, code, needle, ...) Refusal{#name, [](Subjects& o) { (void)o; __VA_ARGS__; }, cv::Error::code, needle}
+const Refusal kRefusals[] = {
+    REFUSED(rows_negative, StsBadSize, "rows=-1", SyncedMat(-1, 5, CV_8UC1)),
+    REFUSED(cols_negative_as_size, StsBadSize, "cols=-2", SyncedMat(Size(-2, 5), CV_8UC1)),
+    REFUSED(create_with_negative_cols, StsBadSize, "negative", o.uninit.create(16, -5, CV_8UC1)),
+    REFUSED(type_negative, StsBadArg, "type=-1", SyncedMat(4, 4, -1)),
+    REFUSED(type_past_the_mask, StsBadArg, "not an OpenCV matrix type", SyncedMat(4, 4, CV_MAT_TYPE_MASK + 1)),
+    REFUSED(create_with_bad_type, StsBadArg, "type=100000", o.uninit.create(16, 16, 100000)),
+    REFUSED(from_3d_mat, StsError, "2-D", const int sz[] = {2, 3, 4}; SyncedMat m(Mat(3, sz, CV_8UC1, Scalar(0)))),
+    // any access to an empty object
+    REFUSED(readHost_of_empty, StsBadArg, "empty", o.none.readHost()),
+    REFUSED(writeHost_of_empty, StsBadArg, "empty", o.none.writeHost()),
+    REFUSED(readWriteHost_of_empty, StsBadArg, "empty", o.none.readWriteHost()),
+    REFUSED(readDevice_of_empty, StsBadArg, "empty", o.none.readDevice(noCudaStream())),
+    REFUSED(writeDevice_of_empty, StsBadArg, "empty", o.none.writeDevice(noCudaStream())),
+    REFUSED(readWriteDevice_of_empty, StsBadArg, "empty", o.none.readWriteDevice(noCudaStream())),
+    REFUSED(upload_of_empty, StsBadArg, "empty", o.none.upload(noCudaStream())),
+    REFUSED(download_of_empty, StsBadArg, "empty", o.none.download(noCudaStream())),
+    // any read of an UNINITIALIZED object (its writes: SyncedMat_Cuda.transition/UNINITIALIZED_*)
+    REFUSED(readHost_of_uninitialised, StsError, "uninitialised", o.uninit.readHost()),
+    REFUSED(readWriteHost_of_uninitialised, StsError, "uninitialised", o.uninit.readWriteHost()),
+    REFUSED(readDevice_of_uninitialised, StsError, "uninitialised", o.uninit.readDevice(noCudaStream())),
+    REFUSED(readWriteDevice_of_uninitialised, StsError, "uninitialised", o.uninit.readWriteDevice(noCudaStream())),
+    REFUSED(upload_of_uninitialised, StsError, "uninitialised", o.uninit.upload(noCudaStream())),
+    REFUSED(download_of_uninitialised, StsError, "uninitialised", o.uninit.download(noCudaStream())),
+    // ROI views
+    REFUSED(roi_past_the_right_edge, StsOutOfRange, "not a non-empty rectangle inside",
+            SyncedMat(o.parent, Rect(60, 0, 5, 1))),
+    REFUSED(roi_x_negative, StsOutOfRange, "x=-1", SyncedMat(o.parent, Rect(-1, 0, 5, 1))),
+    REFUSED(roi_width_zero, StsOutOfRange, "width=0", SyncedMat(o.parent, Rect(0, 0, 0, 1))),
+    REFUSED(roi_past_the_bottom_edge, StsOutOfRange, "64x48", SyncedMat(o.parent, Rect(0, 40, 1, 9))),
+    REFUSED(roi_width_int_max, StsOutOfRange, "inside", SyncedMat(o.parent, Rect(1, 1, INT_MAX, 1))),   // no overflow
+    REFUSED(roi_past_the_views_bounds, StsOutOfRange, "16x12", SyncedMat(o.view, Rect(0, 0, 17, 1))),
+    REFUSED(roi_of_empty_parent, StsBadArg, "parent is empty", SyncedMat(o.none, Rect(0, 0, 1, 1))),
+    REFUSED(create_on_roi_view_other_size, StsBadArg, "detach", o.view.create(12, 17, CV_8UC1)),
+    REFUSED(create_on_roi_view_other_type, StsBadArg, "ROI view", o.view.create(12, 16, CV_8UC3)),
+    // applyFilter's arguments
+    REFUSED(applyFilter_null_filter, StsNullPtr, "filter is null",
+            cv::cuda::applyFilter(cv::Ptr<cv::cuda::Filter>(), o.uninit, o.small, noCudaStream())),
+    REFUSED(applyFilter_empty_src, StsBadArg, "src is empty", to32F(o.none, o.small)),
+    REFUSED(applyFilter_dst_of_other_size, StsUnmatchedSizes, "dst is 8x8 but src is 16x16", to32F(o.uninit, o.small)),
+    REFUSED(applyFilter_uninitialised_src, StsError, "uninitialised", to32F(o.uninit, o.none)),   // none stays empty
+    REFUSED(applyFilter_in_place_uninitialised, StsError, "uninitialised", to32F(o.uninit)),
+    REFUSED(applyFilter_in_place_empty, StsBadArg, "src is empty", to32F(o.none)),
+    // TransferStats: reasons out of range
+    REFUSED(reason_count_negative, StsError, kNotAReason, TransferStats().count(-1)),
+    REFUSED(reason_count_past_the_end, StsError, kNotAReason, TransferStats().count(TransferStats::REASON_COUNT)),
+    REFUSED(reason_bytes_past_the_end, StsError, kNotAReason, TransferStats().bytesFor(TransferStats::REASON_COUNT)),
+    REFUSED(reason_name_unknown, StsError, kNotAReason, TransferStats::reasonName(99)),
+};
+#undef REFUSED
+
+typedef ::testing::TestWithParam<Refusal> SyncedMat_Validation;
+
+TEST_P(SyncedMat_Validation, refused)
 {
-    expectErrorMentioning([] { SyncedMat m(-1, 5, CV_8UC1); }, "rows=-1");
-    expectErrorMentioning([] { SyncedMat m(Size(-2, 5), CV_8UC1); }, "cols=-2");
-    SyncedMat m(4, 5, CV_8UC1);
-    expectErrorMentioning([&] { m.create(4, -5, CV_8UC1); }, "negative");
-    EXPECT_EQ(Size(5, 4), m.size());   // unchanged
-    EXPECT_EQ(CV_8UC1, m.type());
+    Subjects o;
+    const std::string before = describe(o);
+    expectError([&] { GetParam().call(o); }, GetParam().code, {GetParam().needle}, "SYNCEDMAT");
+    EXPECT_EQ(before, describe(o)) << "a refused call changes nothing";
 }
 
-TEST(SyncedMat_Validation, bad_types_are_refused)
+INSTANTIATE_TEST_CASE_P(, SyncedMat_Validation, ::testing::ValuesIn(kRefusals),
+                        [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
+
+// --- no GPU needed: what holds ------------------------------------------------------------------
+
+// Empty objects (default, a zero size, an empty Mat) and sized ones: no data, no memory, no device.
+TEST_F(SyncedMat_Validation, new_objects_hold_no_data_and_allocate_nothing)
 {
-    expectErrorMentioning([] { SyncedMat m(4, 4, -1); }, "type=-1");
-    expectErrorMentioning([] { SyncedMat m(4, 4, CV_MAT_TYPE_MASK + 1); }, "not an OpenCV matrix type");
-    SyncedMat m(4, 4, CV_16UC4);
-    EXPECT_THROW(m.create(4, 4, 100000), cv::Exception);
-    EXPECT_EQ(CV_16UC4, m.type());
+    SyncedMat zeroCols(3, 3, CV_8UC1);
+    zeroCols.create(3, 0, CV_8UC1);
+    const struct { SyncedMat m; Size size; int type; } objects[] = {
+        {SyncedMat(), Size(), 0}, {SyncedMat(0, 10, CV_8UC1), Size(), 0}, {zeroCols, Size(), 0},
+        {SyncedMat(Mat()), Size(), 0}, {SyncedMat(480, 640, CV_8UC3), Size(640, 480), CV_8UC3},
+        {SyncedMat(Size(7, 3), CV_32FC1), Size(7, 3), CV_32FC1}};
+    for (const auto& o : objects)
+    {
+        SCOPED_TRACE(cv::format("object %d", (int)(&o - objects)));
+        EXPECT_EQ(o.size.empty(), o.m.empty());
+        EXPECT_EQ(o.size, o.m.size());
+        EXPECT_EQ(o.size.height, o.m.rows());
+        EXPECT_EQ(o.size.width, o.m.cols());
+        EXPECT_EQ(o.type, o.m.type());
+        EXPECT_EQ(CV_MAT_DEPTH(o.type), o.m.depth());
+        EXPECT_EQ(CV_MAT_CN(o.type), o.m.channels());
+        EXPECT_EQ(o.size.empty() ? 0u : (size_t)CV_ELEM_SIZE(o.type), o.m.elemSize());
+        EXPECT_EQ((int)SyncedMat::UNINITIALIZED, o.m.state());
+        EXPECT_FALSE(o.m.isHostValid());
+        EXPECT_FALSE(o.m.isDeviceValid());
+        EXPECT_FALSE(o.m.isHostAllocated());
+        EXPECT_FALSE(o.m.isDeviceAllocated());
+        EXPECT_EQ(-1, o.m.deviceId());
+        EXPECT_FALSE(o.m.isSubmatrix());
+        expectStats(o.m, 0, 0, 0, 0);
+    }
 }
 
-TEST(SyncedMat_Validation, only_2d_mats_are_accepted)
-{
-    const int sz[] = {2, 3, 4};
-    Mat m3(3, sz, CV_8UC1, Scalar(0));
-    expectErrorMentioning([&] { SyncedMat m(m3); }, "2-D");
-    SyncedMat fromEmpty{Mat()};
-    EXPECT_TRUE(fromEmpty.empty());
-}
-
-TEST(SyncedMat_Validation, zero_size_gives_empty)
-{
-    SyncedMat m(0, 10, CV_8UC1);
-    EXPECT_TRUE(m.empty());
-    SyncedMat n(3, 3, CV_8UC1);
-    n.create(3, 0, CV_8UC1);
-    EXPECT_TRUE(n.empty());
-}
-
-TEST(SyncedMat_Validation, create_same_size_and_type_keeps_storage_other_detaches_handle)
+TEST_F(SyncedMat_Validation, create_same_size_and_type_keeps_storage_other_detaches_handle)
 {
     SyncedMat a(10, 20, CV_8UC1);
     SyncedMat b = a;                       // a shared handle, like Mat
@@ -160,7 +221,7 @@ TEST(SyncedMat_Validation, create_same_size_and_type_keeps_storage_other_detache
     EXPECT_EQ(CV_8UC1, b.type());          // the other handle keeps the old storage
 }
 
-TEST(SyncedMat_Validation, release_empties_this_handle_only)
+TEST_F(SyncedMat_Validation, release_empties_this_handle_only)
 {
     SyncedMat a(8, 8, CV_8UC1);
     SyncedMat b = a;
@@ -174,37 +235,7 @@ TEST(SyncedMat_Validation, release_empties_this_handle_only)
     EXPECT_NO_THROW(a.releaseHost());
 }
 
-TEST(SyncedMat_Validation, access_to_empty_is_refused)
-{
-    SyncedMat m;
-    Stream s = cv::cuda::wrapStream(0);    // a Stream header that makes no CUDA call
-    expectErrorMentioning([&] { m.readHost(); }, "empty");
-    expectErrorMentioning([&] { m.writeHost(); }, "empty");
-    expectErrorMentioning([&] { m.readWriteHost(); }, "empty");
-    expectErrorMentioning([&] { m.readDevice(s); }, "empty");
-    expectErrorMentioning([&] { m.writeDevice(s); }, "empty");
-    expectErrorMentioning([&] { m.readWriteDevice(s); }, "empty");
-    expectErrorMentioning([&] { m.upload(s); }, "empty");
-    expectErrorMentioning([&] { m.download(s); }, "empty");
-}
-
-TEST(SyncedMat_Validation, read_of_uninitialised_is_refused_and_changes_nothing)
-{
-    SyncedMat m(16, 16, CV_8UC1);
-    Stream s = cv::cuda::wrapStream(0);
-    expectErrorMentioning([&] { m.readHost(); }, "uninitialised");
-    expectErrorMentioning([&] { m.readWriteHost(); }, "uninitialised");
-    expectErrorMentioning([&] { m.readDevice(s); }, "uninitialised");
-    expectErrorMentioning([&] { m.readWriteDevice(s); }, "uninitialised");
-    expectErrorMentioning([&] { m.upload(s); }, "uninitialised");
-    expectErrorMentioning([&] { m.download(s); }, "uninitialised");
-    EXPECT_EQ((int)SyncedMat::UNINITIALIZED, m.state());
-    EXPECT_FALSE(m.isHostAllocated());
-    EXPECT_FALSE(m.isDeviceAllocated());
-    expectStats(m, 0, 0, 0, 0);
-}
-
-TEST(SyncedMat_Validation, roi_view_shares_storage_and_composes)
+TEST_F(SyncedMat_Validation, roi_view_shares_storage_and_composes)
 {
     SyncedMat parent(48, 64, CV_8UC3);
     SyncedMat view(parent, Rect(8, 4, 16, 12));
@@ -222,219 +253,287 @@ TEST(SyncedMat_Validation, roi_view_shares_storage_and_composes)
 
     SyncedMat whole(parent, Rect(0, 0, 64, 48));
     EXPECT_FALSE(whole.isSubmatrix());
+
+    EXPECT_NO_THROW(view.create(12, 16, CV_8UC3));      // the view's own size and type: a no-op
+    EXPECT_TRUE(view.sharesStorageWith(parent));        // (another: refused/create_on_roi_view_*)
 }
 
-TEST(SyncedMat_Validation, bad_roi_is_refused)
+TEST_F(SyncedMat_Validation, transfer_reasons)
 {
-    SyncedMat parent(48, 64, CV_8UC1);
-    SyncedMat view(parent, Rect(8, 4, 16, 12));
-    expectErrorMentioning([&] { SyncedMat v(parent, Rect(60, 0, 5, 1)); }, "not a non-empty rectangle inside");
-    expectErrorMentioning([&] { SyncedMat v(parent, Rect(-1, 0, 5, 1)); }, "x=-1");
-    expectErrorMentioning([&] { SyncedMat v(parent, Rect(0, 0, 0, 1)); }, "width=0");
-    expectErrorMentioning([&] { SyncedMat v(parent, Rect(0, 40, 1, 9)); }, "64x48");
-    expectErrorMentioning([&] { SyncedMat v(parent, Rect(1, 1, INT_MAX, 1)); }, "inside");   // no overflow
-    expectErrorMentioning([&] { SyncedMat v(view, Rect(0, 0, 17, 1)); }, "16x12");           // the view's bounds
-    expectErrorMentioning([&] { SyncedMat v(SyncedMat(), Rect(0, 0, 1, 1)); }, "parent is empty");
-}
-
-TEST(SyncedMat_Validation, create_on_roi_view_with_other_size_or_type_is_refused)
-{
-    SyncedMat parent(48, 64, CV_8UC1);
-    SyncedMat view(parent, Rect(8, 4, 16, 12));
-    EXPECT_NO_THROW(view.create(12, 16, CV_8UC1));      // matches: no-op
-    EXPECT_TRUE(view.sharesStorageWith(parent));
-    expectErrorMentioning([&] { view.create(12, 17, CV_8UC1); }, "detach");
-    expectErrorMentioning([&] { view.create(12, 16, CV_8UC3); }, "ROI view");
-    EXPECT_TRUE(view.sharesStorageWith(parent));
-    EXPECT_EQ(Rect(8, 4, 16, 12), view.roi());
-}
-
-TEST(SyncedMat_Validation, transfer_reasons)
-{
-    EXPECT_EQ("READ_DEVICE", std::string(TransferStats::reasonName(TransferStats::READ_DEVICE)));
-    EXPECT_EQ("PREFETCH_DOWNLOAD", std::string(TransferStats::reasonName(TransferStats::PREFETCH_DOWNLOAD)));
+    EXPECT_EQ("READ_DEVICE", TransferStats::reasonName(TransferStats::READ_DEVICE));
+    EXPECT_EQ("PREFETCH_DOWNLOAD", TransferStats::reasonName(TransferStats::PREFETCH_DOWNLOAD));
     TransferStats st;
     for (int r = 0; r < TransferStats::REASON_COUNT; ++r)
     {
         EXPECT_EQ(0, st.count(r));
         EXPECT_EQ(0u, st.bytesFor(r));
     }
-    EXPECT_THROW(st.count(-1), cv::Exception);
-    EXPECT_THROW(st.count(TransferStats::REASON_COUNT), cv::Exception);
-    EXPECT_THROW(st.bytesFor(TransferStats::REASON_COUNT), cv::Exception);
-    EXPECT_THROW(TransferStats::reasonName(99), cv::Exception);
 }
 
-TEST(SyncedMat_Validation, apply_filter_arguments_are_checked_first)
+// --- GPU: state transitions ---------------------------------------------------------------------
+
+enum Access { kReadHost, kWriteHost, kReadWriteHost, kReadDevice, kWriteDevice, kReadWriteDevice, kUpload, kDownload,
+              kReleaseHost, kReleaseDevice };
+const char* const kAccessNames[] = {"readHost", "writeHost", "readWriteHost", "readDevice", "writeDevice",
+                                    "readWriteDevice", "upload", "download", "releaseHost", "releaseDevice"};
+bool isView(Access a) { return a < kUpload; }
+bool onHost(Access a) { return a <= kReadWriteHost; }
+
+const int UNINIT = SyncedMat::UNINITIALIZED, HOST = SyncedMat::HOST_VALID, DEV = SyncedMat::DEVICE_VALID,
+          BOTH = SyncedMat::BOTH_VALID;
+const char* const kStateNames[] = {"UNINITIALIZED", "HOST_VALID", "DEVICE_VALID", "BOTH_VALID"};
+
+// What an access copies: uploads and downloads, each of the whole storage (rows x cols x elemSize
+// bytes), and the TransferStats::Reason they count under.
+struct Copies { int uploads, downloads, reason; };
+typedef TransferStats R;
+const Copies none = {0, 0, R::REASON_COUNT}, notSwept = {-1, -1, R::REASON_COUNT};
+Copies up(int reason) { return {1, 0, reason}; }
+Copies down(int reason) { return {0, 1, reason}; }
+
+struct Transition { int from; Access access; int to; Copies whole, roi; };
+
+// The state after each access from each state, and its copies through the whole image (another
+// handle of it) and through a ROI view that does not cover the storage. Validity is per storage, so
+// a ROI view copies the whole storage, and a write through one over the other side's only valid data
+// brings the rest of the image to the written side first. Refused: reads of UNINITIALIZED
+// (SyncedMat_Validation.refused/*), releasing the only valid side (releasing_the_only_valid_side_is_refused).
+const Transition kTransitions[] = {
+    // from  access            to    whole image                  ROI view
+    {UNINIT, kWriteHost,       HOST, none,                        notSwept},   // (ROI: the rest stays undefined)
+    {UNINIT, kWriteDevice,     DEV,  none,                        notSwept},
+    {HOST,   kReadHost,        HOST, none,                        none},
+    {HOST,   kWriteHost,       HOST, none,                        none},
+    {HOST,   kReadWriteHost,   HOST, none,                        none},
+    {HOST,   kReadDevice,      BOTH, up(R::READ_DEVICE),          up(R::READ_DEVICE)},
+    {HOST,   kWriteDevice,     DEV,  none,                        up(R::WRITE_DEVICE_PARTIAL)},
+    {HOST,   kReadWriteDevice, DEV,  up(R::READ_WRITE_DEVICE),    up(R::READ_WRITE_DEVICE)},
+    {HOST,   kUpload,          BOTH, up(R::PREFETCH_UPLOAD),      up(R::PREFETCH_UPLOAD)},
+    {HOST,   kDownload,        HOST, none,                        none},
+    {HOST,   kReleaseDevice,   HOST, none,                        none},   // never allocated: nothing to do
+    {DEV,    kReadHost,        BOTH, down(R::READ_HOST),          down(R::READ_HOST)},
+    {DEV,    kWriteHost,       HOST, none,                        down(R::WRITE_HOST_PARTIAL)},
+    {DEV,    kReadWriteHost,   HOST, down(R::READ_WRITE_HOST),    down(R::READ_WRITE_HOST)},
+    {DEV,    kReadDevice,      DEV,  none,                        none},
+    {DEV,    kWriteDevice,     DEV,  none,                        none},
+    {DEV,    kReadWriteDevice, DEV,  none,                        none},
+    {DEV,    kUpload,          DEV,  none,                        none},
+    {DEV,    kDownload,        BOTH, down(R::PREFETCH_DOWNLOAD),  down(R::PREFETCH_DOWNLOAD)},
+    {DEV,    kReleaseHost,     DEV,  none,                        none},
+    {BOTH,   kReadHost,        BOTH, none,                        none},
+    {BOTH,   kWriteHost,       HOST, none,                        none},
+    {BOTH,   kReadWriteHost,   HOST, none,                        none},
+    {BOTH,   kReadDevice,      BOTH, none,                        none},
+    {BOTH,   kWriteDevice,     DEV,  none,                        none},
+    {BOTH,   kReadWriteDevice, DEV,  none,                        none},
+    {BOTH,   kUpload,          BOTH, none,                        none},
+    {BOTH,   kDownload,        BOTH, none,                        none},
+    {BOTH,   kReleaseHost,     DEV,  none,                        none},   // the next host access allocates, downloads
+    {BOTH,   kReleaseDevice,   HOST, none,                        none},
+};
+
+struct Shape { const char* name; Size size; int type; bool nullStream; };   // nullStream: all on Stream::Null()
+const Shape kShapes[] = {
+    {"640x480_8UC4", Size(640, 480), CV_8UC4, false},
+    {"113x113_8UC3", Size(113, 113), CV_8UC3, false},   // rows of 339 bytes
+    {"333x211_16UC1", Size(333, 211), CV_16UC1, false},
+    {"257x1_32FC2", Size(257, 1), CV_32FC2, false},
+    {"1x257_64FC1_null_stream", Size(1, 257), CV_64FC1, true},
+};
+
+struct Case { Transition t; bool roi; };
+
+std::vector<Case> transitionCases()
 {
-    cv::Ptr<cv::cuda::Filter> filter = cv::makePtr<ConvertTo32F>();
-    Stream s = cv::cuda::wrapStream(0);
-    SyncedMat src(16, 16, CV_8UC1), dst(8, 8, CV_8UC1), none;
-    expectErrorMentioning([&] { cv::cuda::applyFilter(cv::Ptr<cv::cuda::Filter>(), src, dst, s); }, "filter is null");
-    expectErrorMentioning([&] { cv::cuda::applyFilter(filter, none, dst, s); }, "src is empty");
-    expectErrorMentioning([&] { cv::cuda::applyFilter(filter, src, dst, s); }, "dst is 8x8 but src is 16x16");
-    SyncedMat dst2;
-    expectErrorMentioning([&] { cv::cuda::applyFilter(filter, src, dst2, s); }, "uninitialised");
-    EXPECT_TRUE(dst2.empty());
-    expectErrorMentioning([&] { cv::cuda::applyFilter(filter, src, s); }, "uninitialised");
-    expectErrorMentioning([&] { cv::cuda::applyFilter(filter, none, s); }, "src is empty");
-    EXPECT_EQ((int)SyncedMat::UNINITIALIZED, src.state());
-    EXPECT_FALSE(src.isDeviceAllocated());
+    std::vector<Case> cases;
+    for (const Transition& t : kTransitions)
+        for (bool roi : {false, true})
+            if ((roi ? t.roi : t.whole).uploads >= 0)
+                cases.push_back({t, roi});
+    return cases;
 }
 
-// --- GPU ----------------------------------------------------------------------------------------
+void PrintTo(const Case& c, std::ostream* os)
+{
+    *os << kStateNames[c.t.from] << ' ' << kAccessNames[c.t.access] << (c.roi ? " through a ROI view" : "");
+}
+void PrintTo(const Shape& s, std::ostream* os) { *os << s.name; }
 
-TEST(SyncedMat_Cuda, from_mat_copies_into_pinned_host_memory)
+// `state` holding `data`, with zero counters: HOST_VALID from SyncedMat(Mat), DEVICE_VALID adopting
+// a GpuMat (`adopted`), BOTH_VALID the former after upload() and resetStats().
+SyncedMat inState(int state, const Mat& data, Stream& s, GpuMat& adopted)
+{
+    if (state == UNINIT)
+        return SyncedMat(data.size(), data.type());
+    if (state == DEV)
+    {
+        adopted.upload(data, s);
+        return SyncedMat(adopted, s);
+    }
+    SyncedMat m(data);
+    if (state == BOTH)
+    {
+        m.upload(s);
+        m.resetStats();
+    }
+    return m;
+}
+
+// What an access returned: a host view, a device view, or nothing.
+struct View
+{
+    Mat host;        // one of them,
+    GpuMat device;   // or neither
+    const void* data() const { return host.data ? (const void*)host.data : (const void*)device.data; }
+    Size size() const { return host.data ? host.size() : device.size(); }
+};
+
+View access(SyncedMat& m, Access a, Stream& s)
+{
+    View v;
+    switch (a)
+    {
+    case kReadHost: v.host = m.readHost(); break;
+    case kWriteHost: v.host = m.writeHost(); break;
+    case kReadWriteHost: v.host = m.readWriteHost(); break;
+    case kReadDevice: v.device = m.readDevice(s); break;
+    case kWriteDevice: v.device = m.writeDevice(s); break;
+    case kReadWriteDevice: v.device = m.readWriteDevice(s); break;
+    case kUpload: m.upload(s); break;
+    case kDownload: m.download(s); break;
+    case kReleaseHost: m.releaseHost(); break;
+    case kReleaseDevice: m.releaseDevice(); break;
+    }
+    return v;
+}
+
+typedef ::testing::TestWithParam<std::tuple<Case, Shape>> SyncedMat_Cuda;
+
+// One access from one state: the state after, the copies (each reason's count and bytes), which
+// sides are allocated (each at its first access, until released), what a read view shows; the same
+// access again copies nothing. Then a write through the view (new data, or +1 for read-write)
+// reaches both sides for at most one more copy, the stale side's, and create() with the storage's
+// own size and type keeps its memory, state and data.
+TEST_P(SyncedMat_Cuda, transition)
 {
     CUDAIMAGE_REQUIRE_GPU();
-    cv::RNG rng(1);
-    Mat src = cudaimage_test::randomMat(Size(113, 71), CV_8UC3, rng);
-    SyncedMat m(src);
-    EXPECT_EQ((int)SyncedMat::HOST_VALID, m.state());
-    EXPECT_TRUE(m.isHostAllocated());
-    EXPECT_FALSE(m.isDeviceAllocated());
+    const Transition& t = std::get<0>(GetParam()).t;
+    const bool roi = std::get<0>(GetParam()).roi;
+    const Copies& c = roi ? t.roi : t.whole;
+    const Shape& shape = std::get<1>(GetParam());
+    const Size sz = shape.size;
+    const size_t b = bytesOf(sz, shape.type);
+    Stream own;
+    Stream& s = shape.nullStream ? Stream::Null() : own;
+    cv::RNG rng(32 * t.from + 2 * t.access + roi);
+    const Mat original = randomMat(sz, shape.type, rng);
+    GpuMat adopted;
+    SyncedMat m = inState(t.from, original, s, adopted);
+    ASSERT_EQ(t.from, m.state());
+    expectStats(m, 0, 0, 0, 0);
+    const Rect r = roi ? Rect(sz.width / 4, sz.height / 4, std::max(1, sz.width / 2), std::max(1, sz.height / 2))
+                       : Rect(cv::Point(), sz);
+    SyncedMat view = roi ? SyncedMat(m, r) : m;   // another handle shares the state
+    ASSERT_EQ(roi, view.isSubmatrix());
+    const bool hostBefore = m.isHostAllocated(), deviceBefore = m.isDeviceAllocated();
+
+    View first = access(view, t.access, s);
+    EXPECT_EQ(t.to, m.state());
+    expectStats(m, c.uploads, c.uploads * b, c.downloads, c.downloads * b);
+    expectStats(view, c.uploads, c.uploads * b, c.downloads, c.downloads * b);   // the storage's counters
+    const TransferStats st = m.stats();
+    for (int reason = 0; reason < R::REASON_COUNT; ++reason)
+    {
+        EXPECT_EQ(reason == c.reason ? 1 : 0, st.count(reason)) << R::reasonName(reason);
+        EXPECT_EQ(reason == c.reason ? b : 0, st.bytesFor(reason)) << R::reasonName(reason);
+    }
+    const bool hostView = isView(t.access) && onHost(t.access), deviceView = isView(t.access) && !onHost(t.access);
+    EXPECT_EQ((hostBefore || (t.to & HOST) || hostView) && t.access != kReleaseHost, m.isHostAllocated());
+    EXPECT_EQ((deviceBefore || (t.to & DEV) || deviceView) && t.access != kReleaseDevice, m.isDeviceAllocated());
     EXPECT_EQ(cv::cuda::getDevice(), m.deviceId());
-    Mat h = m.readHost();
-    EXPECT_NE(src.data, h.data);            // a copy, not a reference
-    EXPECT_MAT_EQ(src, h);
-    src.setTo(Scalar::all(0));             // the caller's Mat is not referenced
-    EXPECT_FALSE(matsEqual(src, m.readHost()));
-    expectStats(m, 0, 0, 0, 0);
+    EXPECT_EQ(isView(t.access) ? r.size() : Size(), first.size());
+    EXPECT_TRUE(!hostView || first.data() != (const void*)original.data) << "a copy, never the caller's Mat";
+    EXPECT_TRUE(t.from != DEV || !deviceView || first.data() == (const void*)adopted(r).data) << "the adopted memory";
+    if (t.access == kReadHost || t.access == kReadWriteHost || t.access == kReadDevice || t.access == kReadWriteDevice)
+    {
+        EXPECT_MAT_EQ(original(r), hostView ? first.host : toHost(first.device, s));
+    }
+
+    const View again = access(view, t.access, s);
+    EXPECT_EQ(first.data(), again.data());
+    EXPECT_EQ(t.to, m.state());
+    expectStats(m, c.uploads, c.uploads * b, c.downloads, c.downloads * b);
+
+    Mat expected = original.clone(), written = expected(r);
+    if (t.access == kWriteHost || t.access == kWriteDevice)
+    {
+        randomMat(r.size(), shape.type, rng).copyTo(written);
+        if (hostView)
+            written.copyTo(first.host);
+        else
+            first.device.upload(written, s);
+    }
+    else if (t.access == kReadWriteHost || t.access == kReadWriteDevice)
+    {
+        written.convertTo(written, -1, 1.0, 1.0);
+        if (hostView)
+            first.host.convertTo(first.host, -1, 1.0, 1.0);
+        else
+            first.device.convertTo(first.device, -1, 1.0, 1.0, s);
+    }
+    EXPECT_MAT_EQ(expected, m.readHost());
+    EXPECT_MAT_EQ(expected, toHost(m.readDevice(s), s));
+    const int ups = c.uploads + (t.to == HOST), downs = c.downloads + (t.to == DEV);
+    expectStats(m, ups, ups * b, downs, downs * b);
+    expectStats(view, ups, ups * b, downs, downs * b);
+
+    const void* hostData = m.readHost().data;
+    const void* deviceData = m.readDevice(s).data;
+    m.create(sz, shape.type);
+    EXPECT_EQ(BOTH, m.state());
+    EXPECT_EQ(hostData, (const void*)m.readHost().data);
+    EXPECT_EQ(deviceData, (const void*)m.readDevice(s).data);
+    EXPECT_TRUE(view.sharesStorageWith(m));
 }
 
-TEST(SyncedMat_Cuda, read_device_uploads_once)
+INSTANTIATE_TEST_CASE_P(, SyncedMat_Cuda, ::testing::Combine(::testing::ValuesIn(transitionCases()), ::testing::ValuesIn(kShapes)),
+    [](const ::testing::TestParamInfo<std::tuple<Case, Shape>>& info) {
+        const Case& c = std::get<0>(info.param);
+        return std::string(kStateNames[c.t.from]) + "_" + kAccessNames[c.t.access] + (c.roi ? "_roi_" : "_") +
+               std::get<1>(info.param).name;
+    });
+
+// --- GPU: stream hazards, threads ---------------------------------------------------------------
+
+// A device write of `value` on s after 20 others: on a large image, still running when this returns.
+GpuMat slowDeviceWrite(SyncedMat& m, Stream& s, int value)
 {
-    CUDAIMAGE_REQUIRE_GPU();
-    cv::RNG rng(2);
-    Mat src = cudaimage_test::randomMat(Size(640, 480), CV_8UC4, rng);
-    SyncedMat m(src);
-    Stream s;
-    GpuMat d = m.readDevice(s);
-    EXPECT_EQ((int)SyncedMat::BOTH_VALID, m.state());
-    expectStats(m, 1, bytesOf(src.size(), src.type()), 0, 0);
-    EXPECT_EQ(1, m.stats().count(TransferStats::READ_DEVICE));
-    EXPECT_EQ(bytesOf(src.size(), src.type()), m.stats().bytesFor(TransferStats::READ_DEVICE));
-    EXPECT_MAT_EQ(src, toHost(d, s));
-    GpuMat d2 = m.readDevice(s);           // valid: free
-    EXPECT_EQ(d.data, d2.data);
-    Mat h = m.readHost();                  // both valid: free
-    EXPECT_MAT_EQ(src, h);
-    expectStats(m, 1, bytesOf(src.size(), src.type()), 0, 0);
+    GpuMat d = m.writeDevice(s);
+    for (int i = 0; i < 20; ++i)
+        d.setTo(Scalar::all(i), s);
+    d.setTo(Scalar::all(value), s);
+    return d;
 }
 
-TEST(SyncedMat_Cuda, write_device_then_read_host_downloads_once)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(333, 211);
-    SyncedMat m(sz, CV_16UC1);
-    Stream s;
-    m.writeDevice(s).setTo(Scalar(4242), s);
-    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
-    EXPECT_FALSE(m.isHostAllocated());
-    expectStats(m, 0, 0, 0, 0);            // a first write copies nothing
-    Mat h = m.readHost();
-    EXPECT_EQ((int)SyncedMat::BOTH_VALID, m.state());
-    EXPECT_MAT_EQ(Mat(sz, CV_16UC1, Scalar(4242)), h);
-    expectStats(m, 0, 0, 1, bytesOf(sz, CV_16UC1));
-    EXPECT_EQ(1, m.stats().count(TransferStats::READ_HOST));
-    m.readHost();
-    expectStats(m, 0, 0, 1, bytesOf(sz, CV_16UC1));
-}
-
-TEST(SyncedMat_Cuda, write_host_discards_without_download)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(64, 32);
-    SyncedMat m(sz, CV_8UC1);
-    Stream s;
-    m.writeDevice(s).setTo(Scalar(7), s);
-    Mat h = m.writeHost();                 // device is newer, but this is a discard-write
-    expectStats(m, 0, 0, 0, 0);
-    EXPECT_EQ((int)SyncedMat::HOST_VALID, m.state());
-    h.setTo(Scalar(3));
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(3)), toHost(m.readDevice(s), s));
-    expectStats(m, 1, bytesOf(sz, CV_8UC1), 0, 0);
-}
-
-TEST(SyncedMat_Cuda, read_write_host_downloads_then_invalidates_device)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(31, 17);
-    SyncedMat m(sz, CV_32FC1);
-    Stream s;
-    m.writeDevice(s).setTo(Scalar(1.5), s);
-    Mat h = m.readWriteHost();
-    EXPECT_EQ(1, m.stats().count(TransferStats::READ_WRITE_HOST));
-    EXPECT_EQ((int)SyncedMat::HOST_VALID, m.state());
-    EXPECT_MAT_EQ(Mat(sz, CV_32FC1, Scalar(1.5)), h);
-    h += 1.0;
-    EXPECT_MAT_EQ(Mat(sz, CV_32FC1, Scalar(2.5)), toHost(m.readDevice(s), s));
-    expectStats(m, 1, bytesOf(sz, CV_32FC1), 1, bytesOf(sz, CV_32FC1));
-}
-
-TEST(SyncedMat_Cuda, read_write_device_uploads_then_invalidates_host)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(50, 40);
-    SyncedMat m(Mat(sz, CV_8UC1, Scalar(10)));
-    Stream s;
-    GpuMat d = m.readWriteDevice(s);
-    EXPECT_EQ(1, m.stats().count(TransferStats::READ_WRITE_DEVICE));
-    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
-    d.convertTo(d, CV_8U, 1.0, 5.0, s);
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(15)), m.readHost());
-    expectStats(m, 1, bytesOf(sz, CV_8UC1), 1, bytesOf(sz, CV_8UC1));
-}
-
-TEST(SyncedMat_Cuda, prefetch_counts_and_is_a_no_op_when_valid)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(128, 64);
-    const size_t b = bytesOf(sz, CV_8UC3);
-    SyncedMat m(Mat(sz, CV_8UC3, Scalar(1, 2, 3)));
-    Stream s;
-    m.download(s);                         // host valid: no-op
-    m.upload(s);
-    m.upload(s);                           // now valid: no-op
-    expectStats(m, 1, b, 0, 0);
-    EXPECT_EQ(1, m.stats().count(TransferStats::PREFETCH_UPLOAD));
-    m.readDevice(s);                       // prefetched: free
-    expectStats(m, 1, b, 0, 0);
-    m.writeDevice(s).setTo(Scalar(4, 5, 6), s);
-    m.download(s);
-    EXPECT_EQ(1, m.stats().count(TransferStats::PREFETCH_DOWNLOAD));
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC3, Scalar(4, 5, 6)), m.readHost());   // waits for the download
-    expectStats(m, 1, b, 1, b);
-    m.resetStats();
-    expectStats(m, 0, 0, 0, 0);
-    EXPECT_EQ(0, m.stats().count(TransferStats::PREFETCH_UPLOAD));
-}
-
-TEST(SyncedMat_Cuda, host_read_waits_for_async_download_of_large_image)
+TEST_F(SyncedMat_Cuda, host_read_waits_for_async_download_of_large_image)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const Size sz(4096, 4096);
     SyncedMat m(sz, CV_8UC4);
     Stream s;
-    GpuMat d = m.writeDevice(s);
-    for (int i = 0; i < 20; ++i)           // keep the stream busy so the download is really pending
-        d.setTo(Scalar::all(i), s);
-    d.setTo(Scalar::all(99), s);
+    slowDeviceWrite(m, s, 99);             // so that the download is really pending
     m.download(s);
     Mat h = m.readHost();
     EXPECT_MAT_EQ(Mat(sz, CV_8UC4, Scalar::all(99)), h);
 }
 
-TEST(SyncedMat_Cuda, device_read_on_other_stream_waits_for_write_raw)
+TEST_F(SyncedMat_Cuda, device_read_on_other_stream_waits_for_write_raw)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const Size sz(4096, 4096);
     SyncedMat m(sz, CV_8UC4);
     Stream writer, reader;
-    GpuMat w = m.writeDevice(writer);
-    for (int i = 0; i < 20; ++i)
-        w.setTo(Scalar::all(i), writer);
-    w.setTo(Scalar::all(42), writer);
+    slowDeviceWrite(m, writer, 42);
     GpuMat r = m.readDevice(reader);       // reader waits for writer's event, not the host
     GpuMat copy;
     r.copyTo(copy, reader);
@@ -442,7 +541,7 @@ TEST(SyncedMat_Cuda, device_read_on_other_stream_waits_for_write_raw)
     expectStats(m, 0, 0, 0, 0);
 }
 
-TEST(SyncedMat_Cuda, device_write_waits_for_readers_on_other_streams_war)
+TEST_F(SyncedMat_Cuda, device_write_waits_for_readers_on_other_streams_war)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const Size sz(4096, 4096);
@@ -464,7 +563,7 @@ TEST(SyncedMat_Cuda, device_write_waits_for_readers_on_other_streams_war)
     expectStats(m, 1, bytesOf(sz, CV_8UC4), 1, bytesOf(sz, CV_8UC4));
 }
 
-TEST(SyncedMat_Cuda, host_write_waits_for_async_upload)
+TEST_F(SyncedMat_Cuda, host_write_waits_for_async_upload)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const Size sz(4096, 4096);
@@ -480,139 +579,27 @@ TEST(SyncedMat_Cuda, host_write_waits_for_async_upload)
     expectStats(m, 2, 2 * bytesOf(sz, CV_8UC4), 0, 0);
 }
 
-TEST(SyncedMat_Cuda, concurrent_readers_share_one_upload)
+TEST_F(SyncedMat_Cuda, concurrent_readers_share_one_upload)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(3);
-    Mat src = cudaimage_test::randomMat(Size(1024, 768), CV_8UC1, rng);
+    Mat src = randomMat(Size(1024, 768), CV_8UC1, rng);
     SyncedMat m(src);
-    const int n = 4;
-    std::vector<Mat> results(n);
-    std::vector<std::thread> threads;
-    std::atomic<int> failures(0);
-    for (int i = 0; i < n; ++i)
-        threads.emplace_back([&, i] {
-            try
-            {
-                cv::cuda::setDevice(m.deviceId());   // a new thread starts on device 0
-                Stream s;
-                GpuMat copy;
-                m.readDevice(s).copyTo(copy, s);
-                results[i] = toHost(copy, s);
-            }
-            catch (...)
-            {
-                ++failures;
-            }
-        });
-    for (std::thread& t : threads)
-        t.join();
-    EXPECT_EQ(0, failures.load());
-    for (int i = 0; i < n; ++i)
-        EXPECT_MAT_EQ(src, results[i]);
+    std::vector<Mat> results(4);
+    EXPECT_EQ(0, onThreads(4, m.deviceId(), [&](int i) {
+        Stream s;
+        GpuMat copy;
+        m.readDevice(s).copyTo(copy, s);
+        results[i] = toHost(copy, s);
+    }));
+    for (const Mat& result : results)
+        EXPECT_MAT_EQ(src, result);
     expectStats(m, 1, bytesOf(src.size(), src.type()), 0, 0);
 }
 
-TEST(SyncedMat_Cuda, null_stream_is_allowed)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(100, 100);
-    SyncedMat m(Mat(sz, CV_32FC1, Scalar(0.25)));
-    GpuMat d = m.readWriteDevice();        // Stream::Null()
-    d.convertTo(d, CV_32F, 4.0);
-    EXPECT_MAT_EQ(Mat(sz, CV_32FC1, Scalar(1.0)), m.readHost());
-    expectStats(m, 1, bytesOf(sz, CV_32FC1), 1, bytesOf(sz, CV_32FC1));
-}
+// --- GPU: refusals, memory, devices -------------------------------------------------------------
 
-TEST(SyncedMat_Cuda, adopts_gpumat_without_copy)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    Stream s;
-    GpuMat g(Size(77, 55), CV_8UC2);
-    g.setTo(Scalar(9, 8), s);
-    SyncedMat m(g, s);
-    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
-    EXPECT_EQ(g.data, m.readDevice(s).data);
-    EXPECT_FALSE(m.isHostAllocated());
-    EXPECT_MAT_EQ(Mat(g.size(), CV_8UC2, Scalar(9, 8)), m.readHost());
-    expectStats(m, 0, 0, 1, bytesOf(g.size(), CV_8UC2));
-}
-
-TEST(SyncedMat_Cuda, copies_share_state)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    Stream s;
-    SyncedMat a(Mat(8, 8, CV_8UC1, Scalar(1)));
-    a.upload(s);
-    SyncedMat b = a;
-    b.writeHost().setTo(Scalar(2));
-    EXPECT_EQ((int)SyncedMat::HOST_VALID, a.state());
-    EXPECT_MAT_EQ(Mat(8, 8, CV_8UC1, Scalar(2)), toHost(a.readDevice(s), s));
-    EXPECT_EQ(2, a.stats().uploads);
-}
-
-TEST(SyncedMat_Cuda, roi_host_write_then_device_read_transfers_whole_storage)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    cv::RNG rng(4);
-    const Size sz(64, 48);
-    Mat src = cudaimage_test::randomMat(sz, CV_8UC3, rng);
-    SyncedMat parent(src);
-    Stream s;
-    parent.readDevice(s);                  // both valid
-    parent.resetStats();
-    const Rect r(8, 4, 16, 12);
-    SyncedMat view(parent, r);
-    Mat hv = view.writeHost();             // both valid before: nothing to transfer
-    EXPECT_EQ(r.size(), hv.size());
-    hv.setTo(Scalar(1, 2, 3));
-    EXPECT_EQ((int)SyncedMat::HOST_VALID, parent.state());   // the parent's device is stale too
-    Mat expected = src.clone();
-    expected(r).setTo(Scalar(1, 2, 3));
-    EXPECT_MAT_EQ(expected, toHost(parent.readDevice(s), s));
-    // State is per storage: the whole 64x48 image went up, not the 16x12 ROI.
-    expectStats(parent, 1, bytesOf(sz, CV_8UC3), 0, 0);
-    expectStats(view, 1, bytesOf(sz, CV_8UC3), 0, 0);        // the counters are shared
-}
-
-TEST(SyncedMat_Cuda, roi_host_write_when_device_is_newer_downloads_whole_storage_first)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(64, 48);
-    SyncedMat parent(sz, CV_8UC1);
-    Stream s;
-    parent.writeDevice(s).setTo(Scalar(9), s);
-    const Rect r(10, 10, 5, 5);
-    SyncedMat view(parent, r);
-    view.writeHost().setTo(Scalar(1));     // discard-write on a partial view keeps the rest valid
-    EXPECT_EQ(1, parent.stats().count(TransferStats::WRITE_HOST_PARTIAL));
-    expectStats(parent, 0, 0, 1, bytesOf(sz, CV_8UC1));
-    Mat expected(sz, CV_8UC1, Scalar(9));
-    expected(r).setTo(Scalar(1));
-    EXPECT_MAT_EQ(expected, parent.readHost());
-    EXPECT_EQ((int)SyncedMat::HOST_VALID, parent.state());
-}
-
-TEST(SyncedMat_Cuda, roi_device_write_when_host_is_newer_uploads_whole_storage_first)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(64, 48);
-    SyncedMat parent(Mat(sz, CV_8UC1, Scalar(5)));
-    Stream s;
-    const Rect r(0, 20, 64, 8);
-    SyncedMat view(parent, r);
-    GpuMat dv = view.writeDevice(s);
-    EXPECT_EQ(r.size(), dv.size());
-    dv.setTo(Scalar(6), s);
-    EXPECT_EQ(1, parent.stats().count(TransferStats::WRITE_DEVICE_PARTIAL));
-    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, parent.state());
-    Mat expected(sz, CV_8UC1, Scalar(5));
-    expected(r).setTo(Scalar(6));
-    EXPECT_MAT_EQ(expected, parent.readHost());
-    expectStats(parent, 1, bytesOf(sz, CV_8UC1), 1, bytesOf(sz, CV_8UC1));
-}
-
-TEST(SyncedMat_Cuda, releasing_the_only_valid_side_is_refused)
+TEST_F(SyncedMat_Cuda, releasing_the_only_valid_side_is_refused)
 {
     CUDAIMAGE_REQUIRE_GPU();
     Stream s;
@@ -627,39 +614,7 @@ TEST(SyncedMat_Cuda, releasing_the_only_valid_side_is_refused)
     EXPECT_MAT_EQ(Mat(20, 20, CV_8UC1, Scalar(4)), h.readHost());
 }
 
-TEST(SyncedMat_Cuda, release_a_side_then_access_allocates_and_transfers_again)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    Stream s;
-    const Size sz(40, 30);
-    SyncedMat m(Mat(sz, CV_8UC1, Scalar(8)));
-    m.upload(s);
-    m.releaseDevice();
-    EXPECT_FALSE(m.isDeviceAllocated());
-    EXPECT_EQ((int)SyncedMat::HOST_VALID, m.state());
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(8)), toHost(m.readDevice(s), s));
-    EXPECT_EQ(2, m.stats().uploads);
-    m.releaseHost();
-    EXPECT_FALSE(m.isHostAllocated());
-    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(8)), m.readHost());
-    EXPECT_EQ(1, m.stats().downloads);
-}
-
-TEST(SyncedMat_Cuda, create_with_same_size_and_type_reuses_memory)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    Stream s;
-    SyncedMat m(Mat(16, 16, CV_8UC1, Scalar(1)));
-    const uchar* dp = m.readDevice(s).data;
-    const uchar* hp = m.readHost().data;
-    m.create(16, 16, CV_8UC1);
-    EXPECT_EQ(dp, m.readDevice(s).data);
-    EXPECT_EQ(hp, m.readHost().data);
-    EXPECT_EQ((int)SyncedMat::BOTH_VALID, m.state());      // data kept
-}
-
-TEST(SyncedMat_Cuda, out_of_memory_leaves_the_object_intact)
+TEST_F(SyncedMat_Cuda, out_of_memory_leaves_the_object_intact)
 {
     CUDAIMAGE_REQUIRE_GPU();
     Stream s;
@@ -674,7 +629,7 @@ TEST(SyncedMat_Cuda, out_of_memory_leaves_the_object_intact)
     EXPECT_MAT_EQ(Mat(4, 4, CV_8UC1, Scalar(1)), toHost(small.readDevice(s), s));
 }
 
-TEST(SyncedMat_Cuda, other_device_is_refused)
+TEST_F(SyncedMat_Cuda, other_device_is_refused)
 {
     CUDAIMAGE_REQUIRE_GPU();
     if (cv::cuda::getCudaEnabledDeviceCount() < 2)
@@ -694,12 +649,9 @@ TEST(SyncedMat_Cuda, other_device_is_refused)
     EXPECT_MAT_EQ(Mat(8, 8, CV_8UC1, Scalar(1)), toHost(m.readDevice(mine), mine));
 }
 
-// --- filters ------------------------------------------------------------------------------------
+// --- GPU: filters -------------------------------------------------------------------------------
 
-cv::Ptr<cv::cuda::Filter> gaussian(int type)
-{
-    return cv::cuda::createGaussianFilter(type, type, Size(5, 5), 1.5);
-}
+cv::Ptr<cv::cuda::Filter> gaussian(int type) { return cv::cuda::createGaussianFilter(type, type, Size(5, 5), 1.5); }
 
 // The same chain with plain GpuMats: the reference.
 Mat chainOnGpuMats(const Mat& src, int n, Stream& s)
@@ -715,11 +667,11 @@ Mat chainOnGpuMats(const Mat& src, int n, Stream& s)
     return toHost(a, s);
 }
 
-TEST(SyncedMat_Cuda, in_place_filter_chain_costs_one_upload_and_one_download)
+TEST_F(SyncedMat_Cuda, in_place_filter_chain_costs_one_upload_and_one_download)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(5);
-    Mat src = cudaimage_test::randomMat(Size(640, 480), CV_8UC4, rng);
+    Mat src = randomMat(Size(640, 480), CV_8UC4, rng);
     Stream s;
     SyncedMat m(src);
     cv::Ptr<cv::cuda::Filter> f = gaussian(CV_8UC4);
@@ -734,11 +686,11 @@ TEST(SyncedMat_Cuda, in_place_filter_chain_costs_one_upload_and_one_download)
     EXPECT_MAT_EQ(chainOnGpuMats(src, 3, s), out);
 }
 
-TEST(SyncedMat_Cuda, filter_chain_across_objects_costs_one_upload_and_one_download)
+TEST_F(SyncedMat_Cuda, filter_chain_across_objects_costs_one_upload_and_one_download)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(6);
-    Mat src = cudaimage_test::randomMat(Size(257, 129), CV_8UC1, rng);
+    Mat src = randomMat(Size(257, 129), CV_8UC1, rng);
     Stream s;
     cv::Ptr<cv::cuda::Filter> f = gaussian(CV_8UC1);
     SyncedMat a(src), b, c, d;
@@ -762,11 +714,11 @@ TEST(SyncedMat_Cuda, filter_chain_across_objects_costs_one_upload_and_one_downlo
     EXPECT_EQ(2, a.stats().uploads);
 }
 
-TEST(SyncedMat_Cuda, filter_between_views_of_one_storage)
+TEST_F(SyncedMat_Cuda, filter_between_views_of_one_storage)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(7);
-    Mat src = cudaimage_test::randomMat(Size(128, 64), CV_8UC1, rng);
+    Mat src = randomMat(Size(128, 64), CV_8UC1, rng);
     Stream s;
     SyncedMat whole(src);
     SyncedMat left(whole, Rect(0, 0, 64, 64)), right(whole, Rect(64, 0, 64, 64)), overlap(whole, Rect(32, 0, 64, 64));
@@ -784,37 +736,23 @@ TEST(SyncedMat_Cuda, filter_between_views_of_one_storage)
 
 // applyFilter runs the filter under the storage's lock, so in-place filters from several threads
 // on their own streams are ordered on the GPU (each waits for the previous writer): no lost update.
-TEST(SyncedMat_Cuda, in_place_filters_from_threads_are_ordered)
+TEST_F(SyncedMat_Cuda, in_place_filters_from_threads_are_ordered)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const Size sz(512, 256);
     SyncedMat m(Mat(sz, CV_8UC1, Scalar(0)));
     cv::Ptr<cv::cuda::Filter> addOne = cv::makePtr<AddOne>();
     const int nThreads = 4, perThread = 25;
-    std::atomic<int> failures(0);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < nThreads; ++t)
-        threads.emplace_back([&] {
-            try
-            {
-                cv::cuda::setDevice(m.deviceId());
-                Stream s;
-                for (int i = 0; i < perThread; ++i)
-                    cv::cuda::applyFilter(addOne, m, s);
-            }
-            catch (...)
-            {
-                ++failures;
-            }
-        });
-    for (std::thread& t : threads)
-        t.join();
-    EXPECT_EQ(0, failures.load());
+    EXPECT_EQ(0, onThreads(nThreads, m.deviceId(), [&](int) {
+        Stream s;
+        for (int i = 0; i < perThread; ++i)
+            cv::cuda::applyFilter(addOne, m, s);
+    }));
     EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(nThreads * perThread)), m.readHost());
     expectStats(m, 1, bytesOf(sz, CV_8UC1), 1, bytesOf(sz, CV_8UC1));
 }
 
-TEST(SyncedMat_Cuda, filter_output_type_mismatch_is_refused_and_dst_kept)
+TEST_F(SyncedMat_Cuda, filter_output_type_mismatch_is_refused_and_dst_kept)
 {
     CUDAIMAGE_REQUIRE_GPU();
     Stream s;
