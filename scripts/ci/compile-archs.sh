@@ -57,5 +57,9 @@ for p in "${pids[@]}"; do
 done
 ((status == 0)) || exit 1
 
-"$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/ci/ptxas_summary.py" "$out" "$archs" | tee "$out/summary.txt"
+# The dynamic shared memory each single-kernel path asks for, from the path units themselves.
+g++ -std=c++17 -I"$CUDAIMAGE_REPO/src" -isystem "$include" -isystem "$CUDA_HOME/include" \
+    "$CUDAIMAGE_REPO/scripts/ci/path_shared_memory.cpp" -o "$out/path_shared_memory"
+"$out/path_shared_memory" > "$out/shared_memory.txt"
+"$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/ci/ptxas_summary.py" "$out" "$archs" "$out/shared_memory.txt" | tee "$out/summary.txt"
 echo "compile-archs.sh: $(( $(date +%s) - t0 )) s for sm ${archs//;/, }"

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Summarises `ptxas -v` logs (scripts/ci/compile-archs.sh): per kernel family and architecture, the
 number of instances, the most registers, spill bytes and static shared memory; then the dynamic
-shared memory of the fused paths (src/gaussian_tile.hpp) against each architecture's opt-in
-limit, which is what the path choice (src/gaussian_paths.hpp) checks at run time.
+shared memory of the single-kernel paths (read from the build: path_shared_memory.cpp) against
+each architecture's opt-in limit, which is what the path choice (src/gaussian_paths.hpp) checks at run time.
 
-    ptxas_summary.py BUILD_DIR "75;80;86;89;90"
+    ptxas_summary.py BUILD_DIR "75;80;86;89;90" SHARED_MEMORY_FILE
+
+SHARED_MEMORY_FILE is what scripts/ci/path_shared_memory.cpp printed from the path units' tiles:
+one "<bytes> <kernel>" line per single-kernel path ("(sm_80+)" marks a kernel that needs sm_80).
 
 Kernels that spill are listed by name (a spill is a performance defect to look at, not an error)."""
 import collections
@@ -17,15 +20,6 @@ import sys
 # "Technical Specifications per Compute Capability" (shared memory per block, opt-in).
 OPT_IN = {"75": 65536, "80": 166912, "86": 101376, "87": 166912, "89": 101376, "90": 232448,
           "100": 232448, "120": 101376}
-# Dynamic shared memory per block of the fused kernels (src/gaussian_tile.hpp: sharedBytes<Tile>).
-FUSED_SHARED = {"fusedTile (radius 1..8)": 33024, "fusedLargeTile (radius 9..128)": 65792}
-# The 8U tensor-core kernel's, per channel count: TensorTile::maxSharedBytes(cn), the radius-128 tile
-# it opts in for once and choosePath() checks against the device's limit. Its MMA needs sm_80 (an
-# sm_75 build has a stub that choosePath() never takes). Where it does not fit, 8U stays on the
-# CUDA-core kernels.
-TENSOR_SHARED = {"tensor 8U, 1 channel": 110144, "tensor 8U, 2 channels": 114240,
-                 "tensor 8U, 3 channels": 118336, "tensor 8U, 4 channels": 122432}
-
 ENTRY = re.compile(r"Compiling entry function '(\S+)' for 'sm_(\d+)'")
 SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -46,6 +40,13 @@ def family(mangled):
 
 def main():
     build, archs = pathlib.Path(sys.argv[1]), sys.argv[2].split(";")
+    shared = []   # (bytes, kernel, needs sm_80)
+    for line in pathlib.Path(sys.argv[3]).read_text().splitlines():
+        need, kernel = line.split(" ", 1)
+        shared.append((int(need), kernel.replace(" (sm_80+)", ""), kernel.endswith("(sm_80+)")))
+    if not shared:
+        print("no shared-memory sizes in", sys.argv[3])
+        return 1
     stats = collections.defaultdict(lambda: {"n": 0, "reg": 0, "spill": 0, "stack": 0, "smem": 0})
     names = {}
     spilling = []
@@ -92,20 +93,14 @@ def main():
             cells.append(f"{s['reg']:>4} r {s['spill']:>4} sp {s['smem']:>5} sm x{s['n']:<3}".rjust(24))
         print(f"{f:<22} {k:<16} " + " ".join(cells))
     print()
-    print("dynamic shared memory per block of the fused paths against each architecture's opt-in limit:")
-    for kernel, need in FUSED_SHARED.items():
+    print("dynamic shared memory per block of the single-kernel paths against each architecture's opt-in limit:")
+    for need, kernel, mma in shared:
         verdict = []
         for a in archs:
             limit = OPT_IN.get(a)
-            verdict.append(f"sm_{a}: " + ("?" if limit is None else ("fits" if need <= limit else "two-pass instead")))
-        print(f"  {kernel:<32} {need:>6} B  " + ", ".join(verdict))
-    for kernel, need in TENSOR_SHARED.items():
-        verdict = []
-        for a in archs:
-            limit = OPT_IN.get(a)
-            fits = "?" if limit is None else "fits" if need <= limit else "CUDA cores instead"
-            verdict.append(f"sm_{a}: " + ("no MMA, CUDA cores" if int(a) < 80 else fits))
-        print(f"  {kernel:<32} {need:>6} B  " + ", ".join(verdict))
+            fits = "?" if limit is None else "fits" if need <= limit else ("CUDA cores instead" if mma else "two-pass instead")
+            verdict.append(f"sm_{a}: " + ("no MMA, CUDA cores" if mma and int(a) < 80 else fits))
+        print(f"  {kernel:<46} {need:>6} B  " + ", ".join(verdict))
     print("(choosePath() reads cudaDevAttrMaxSharedMemoryPerBlockOptin at run time; a kernel that does not fit")
     print(" on a device is never launched there: its radii take the two-pass path, or for the tensor-core")
     print(" kernel the CUDA-core kernels.)")
