@@ -335,7 +335,7 @@ int main(int argc, char** argv)
     if (sweep)
     {
         // 8UC1 by radius with the tensor-core path at every radius ("all") and off ("0"), then
-        // 3840x2160 the same way; the default path's choice (tensorCoreMinRadius) follows from it.
+        // 3840x2160 the same way; the default path's choice (TensorCoreTuning::minRadius) follows from it.
         const cv::Size sizes[] = {cv::Size(side, side), cv::Size(3840, 2160)};
         for (const cv::Size& size : sizes)
         {

@@ -19,10 +19,11 @@
 // 64F double: same order of taps as the two-pass path up to rounding.
 //
 // Not in place: a block reads rows other blocks write. Radius R = max(rx, ry) is a template
-// parameter (1..8); the shorter direction's taps are zero-padded to 2R+1. Float sources (32F, 64F)
-// skip the padding taps (|k - R| > rx or ry: one compare per tap, not per product), so that a NaN
-// or an Inf reaches exactly the pixels the CPU's kernel covers; integer sources hold neither and
-// multiply the zeros.
+// parameter (1..8); the shorter direction's taps are zero-padded to 2R+1. A rectangular kernel on a
+// float source (32F, 64F) runs an instance that skips the padding taps (Padded: |k - R| > rx or ry,
+// one compare per tap, not per product), so that a NaN or an Inf reaches exactly the pixels the
+// CPU's kernel covers; square kernels have no padding, and integer sources hold neither NaN nor Inf
+// and multiply the zeros.
 #include <cstdint>
 #include <algorithm>
 #include <type_traits>
@@ -67,7 +68,7 @@ struct Geometry
 
 // ---- the kernel ----------------------------------------------------------------------------------
 
-template <int Depth, int Cn, int R>
+template <int Depth, int Cn, int R, bool Padded>
 __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type taps)
 {
     typedef DepthPolicy<Depth> D;
@@ -75,7 +76,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
     typedef typename D::Work W;
     typedef Geometry<Depth, Cn, R> G;
     constexpr int kRows = G::kRows;
-    constexpr bool kSkipPadding = std::is_floating_point<Src>::value;   // NaN and Inf: see the header
+    static_assert(!Padded || std::is_floating_point<Src>::value, "integer sources multiply the padding (see the header)");
     extern __shared__ __align__(16) unsigned char smemBytes[];
     W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
 
@@ -140,7 +141,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
             auto accumulate = [&](int j, const A (&x)[4]) {
 #pragma unroll
                 for (int v = 0; v < kRows; v++)
-                    if (j - v >= 0 && j - v <= 2 * R && (!kSkipPadding || abs(j - v - R) <= taps.ry))
+                    if (j - v >= 0 && j - v <= 2 * R && (!Padded || abs(j - v - R) <= taps.ry))
                     {
                         const A t = verticalTaps<A>(taps)[j - v];
 #pragma unroll
@@ -192,7 +193,7 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
             initItem<Depth>(acc, p.floatOutput);
 #pragma unroll
             for (int k = 0; k <= 2 * R; k++)
-                if (!kSkipPadding || abs(k - R) <= taps.rx)
+                if (!Padded || abs(k - R) <= taps.rx)
 #pragma unroll
                     for (int i = 0; i < G::kItem; i++)
                         acc[i] += taps.h[k] * win[G::kWinPad - R * Cn + i + k * Cn];
@@ -202,8 +203,8 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
     }
 }
 
-template <int Depth, int Cn, int R>
-void launch(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
+template <int Depth, int Cn, int R, bool Padded>
+void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
     typedef Geometry<Depth, Cn, R> G;
     typedef typename DepthPolicy<Depth>::Work W;
@@ -211,11 +212,21 @@ void launch(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth
     static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == tile::sharedBytes<Tile>(Depth),
                   "the path choice's shared memory is this kernel's");
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedTile<Depth, Cn, R>, smem, optedIn);
+    optInSharedMemory(fusedTile<Depth, Cn, R, Padded>, smem, optedIn);
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
-    fusedTile<Depth, Cn, R><<<grid, kThreads, smem, stream>>>(p, taps);
+    fusedTile<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(p, taps);
+}
+
+// A rectangular kernel on a float source takes the instance that skips its padding taps.
+template <int Depth, int Cn, int R>
+void launch(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
+{
+    if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
+        if (taps.rx != R || taps.ry != R)
+            return launchInstance<Depth, Cn, R, true>(p, taps, stream);
+    launchInstance<Depth, Cn, R, false>(p, taps, stream);
 }
 
 template <int Depth, int Cn>

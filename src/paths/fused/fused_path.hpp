@@ -36,18 +36,18 @@ struct FusedTapsF
     static constexpr int kMaxR = FusedTile::kMaxR;
     static constexpr int kWords = kMaxR / 2 + 1;
     int r = 0;
-    int rx = 0, ry = 0;           //!< the filter's radii (r = max(rx, ry))
     float h[2 * kMaxR + 1] = {};  //!< horizontal; 8U: fixed-point taps * 2^-16
     float v[2 * kMaxR + 1] = {};  //!< vertical (FMA path)
     uint32_t vw[4][kWords] = {};  //!< 8U vertical DP4A words: vw[ph][q] byte b = tapY[4q + b - ph]
+    int rx = 0, ry = 0;           //!< the filter's radii (r = max(rx, ry)); last: the others keep their offsets
 };
 struct FusedTapsD
 {
     int r = 0;
-    int rx = 0, ry = 0;           //!< the filter's radii (r = max(rx, ry))
     double h[2 * FusedTapsF::kMaxR + 1] = {}; //!< 16U: fixed-point taps * 2^-32; 64F: the CPU's taps
     double v[2 * FusedTapsF::kMaxR + 1] = {};
     uint32_t vi[2 * FusedTapsF::kMaxR + 1] = {};  //!< 16U: the vertical taps as integers (DepthPolicy::VerticalAcc)
+    int rx = 0, ry = 0;           //!< the filter's radii (r = max(rx, ry)); last: the others keep their offsets
 };
 struct FusedTaps
 {

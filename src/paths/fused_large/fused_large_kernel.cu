@@ -19,8 +19,10 @@
 //
 //     which reads n + kRows - 1 rows instead of 2R + kRows and multiplies no zero; a short kernel
 //     (n < kRows - 1) and the image's edges take one guarded loop over the same rows.
-//   horizontal, float sources: a chunk of 4 taps partly outside h[hFirst .. hLast] (the lead and
-//     trailing zeros, the padding of rx < R) multiplies only its taps inside.
+//   horizontal, float sources: the ring runs over the chunks of 4 taps wholly inside
+//     h[hFirst .. hLast] (no guard in the loop); the chunk partly inside before them (the lead
+//     zeros, or the padding of rx < R) and the one after (trailing zeros) are summed on their own
+//     from shared memory, their taps inside only.
 //   horizontal: an item is kItem consecutive outputs of one row; the taps go 4 at a time; the
 //     window lives in a register ring of kItem + 4*Cn elements that advances 4*Cn elements per
 //     chunk, unrolled so that every ring index is a constant (no moves).
@@ -280,67 +282,88 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
 
         // 2. horizontal: item it = (chunk, row), rows fastest (StripItem).
         const int chunks = tile / G::kItem;
-        const int tapChunks = taps.nh / 4;
         const int windowStart = halo - (R + taps.lead) * Cn;   // shared column of window element 0 for chunk 0
         for (int it = threadIdx.x; it < chunks * kRows; it += kThreads)
         {
             const StripItem item(it, kRows, y0, tileE0, G::kItem);
             if (!item.inside(p.height, elements))
                 continue;
-            const W* base = vert + item.v * G::kStride + windowStart + item.chunk * G::kItem;
-            W ring[G::kRing];
-#pragma unroll
-            for (int m = 0; m < G::kRing; m += G::kVec)
-                loadVec(base + m, ring + m);
+            const W* window = vert + item.v * G::kStride + windowStart + item.chunk * G::kItem;
             W acc[G::kItem];
             initItem<Depth>(acc, p.floatOutput);
-            for (int c0 = 0; c0 < tapChunks; c0 += G::kUnroll)
-            {
+            // The register ring over `count` (> 0) chunks of 4 taps from chunk `first`: chunk c reads
+            // window elements [4cCn, 4cCn + kRing) from `first`'s, the ring slot of element f being
+            // f % kRing; all but the first chunk first load their 4*Cn new elements.
+            auto ringChunks = [&](int first, int count) {
+                const W* base = window + 4 * first * Cn;
+                W ring[G::kRing];
 #pragma unroll
-                for (int u = 0; u < G::kUnroll; u++)
+                for (int m = 0; m < G::kRing; m += G::kVec)
+                    loadVec(base + m, ring + m);
+                for (int c0 = 0; c0 < count; c0 += G::kUnroll)
                 {
-                    const int c = c0 + u;
-                    if (c >= tapChunks)
-                        break;
-                    // Chunk c reads window elements [4cCn, 4cCn + kRing); the ring slot of element f
-                    // is f % kRing. All but the first chunk first load their 4*Cn new elements.
-                    if (c > 0)
-                    {
 #pragma unroll
-                        for (int m = 0; m < 4 * Cn; m += G::kVec)
+                    for (int u = 0; u < G::kUnroll; u++)
+                    {
+                        const int c = c0 + u;
+                        if (c >= count)
+                            break;
+                        if (c > 0)
                         {
-                            W tmp[G::kVec];
-                            loadVec(base + G::kRing + 4 * (c - 1) * Cn + m, tmp);
 #pragma unroll
-                            for (int q = 0; q < G::kVec; q++)
-                                ring[(4 * ((u + G::kUnroll - 1) % G::kUnroll) * Cn + G::kRing + m + q) % G::kRing] = tmp[q];
+                            for (int m = 0; m < 4 * Cn; m += G::kVec)
+                            {
+                                W tmp[G::kVec];
+                                loadVec(base + G::kRing + 4 * (c - 1) * Cn + m, tmp);
+#pragma unroll
+                                for (int q = 0; q < G::kVec; q++)
+                                    ring[(4 * ((u + G::kUnroll - 1) % G::kUnroll) * Cn + G::kRing + m + q) % G::kRing] = tmp[q];
+                            }
                         }
-                    }
-                    W t[4];
-                    loadVec(taps.h + 4 * c, t);
-                    if (sizeof(W) == 8)
-                        loadVec(taps.h + 4 * c + 2, t + 2);
-                    // Float sources: taps k of this chunk inside [first, last] only (see the header).
-                    const int first = taps.hFirst - 4 * c, last = taps.hLast - 4 * c;
-                    if (!kSkipPadding || (first <= 0 && last >= 3))
-                    {
+                        W t[4];
+                        loadVec(taps.h + 4 * (first + c), t);
+                        if (sizeof(W) == 8)
+                            loadVec(taps.h + 4 * (first + c) + 2, t + 2);
 #pragma unroll
                         for (int k = 0; k < 4; k++)
 #pragma unroll
                             for (int i = 0; i < G::kItem; i++)
                                 acc[i] += t[k] * ring[(4 * u * Cn + i + k * Cn) % G::kRing];
                     }
-                    else
-                    {
+                }
+            };
+            if constexpr (kSkipPadding)
+            {
+                // Float sources: the ring over the chunks wholly inside h[hFirst .. hLast]; a chunk
+                // partly inside, before or after them, summed on its own, its taps inside only.
+                auto partialChunk = [&](int c) {
 #pragma unroll
-                        for (int k = 0; k < 4; k++)
-                            if (k >= first && k <= last)
+                    for (int k = 0; k < 4; k++)
+                        if (4 * c + k >= taps.hFirst && 4 * c + k <= taps.hLast)
+                        {
+                            const W t = taps.h[4 * c + k];
 #pragma unroll
-                                for (int i = 0; i < G::kItem; i++)
-                                    acc[i] += t[k] * ring[(4 * u * Cn + i + k * Cn) % G::kRing];
-                    }
+                            for (int i = 0; i < G::kItem; i++)
+                                acc[i] += t * window[4 * c * Cn + i + k * Cn];
+                        }
+                };
+                const int c0 = taps.hFirst / 4, c1 = taps.hLast / 4;   // the chunks of the first and last tap
+                const bool headPartial = taps.hFirst % 4 != 0, tailPartial = taps.hLast % 4 != 3;
+                if (c0 == c1 && (headPartial || tailPartial))
+                    partialChunk(c0);
+                else
+                {
+                    if (headPartial)
+                        partialChunk(c0);
+                    const int first = headPartial ? c0 + 1 : c0, last = tailPartial ? c1 - 1 : c1;
+                    if (last >= first)
+                        ringChunks(first, last - first + 1);
+                    if (tailPartial)
+                        partialChunk(c1);
                 }
             }
+            else
+                ringChunks(0, taps.nh / 4);
             storeItem<Depth, G::kItem, W>(p, item.y, item.e0, acc);
         }
         __syncthreads();

@@ -38,14 +38,16 @@ struct FusedLargeTapsT
     static constexpr int kRows = 16;                           //!< most output rows per block (vertical tap ring)
     static constexpr int kWordRows = (2 * kMaxR + kRows + 3) / 4 + 4;
     int r = 0;     //!< radius (both directions; the shorter kernel is zero-padded)
-    int rx = 0, ry = 0; //!< the filter's radii: float sources (32F, 64F) multiply no padding tap (0 x NaN is NaN)
     int lead = 0;  //!< zero taps in front of h so that the window start is 4-aligned for the channel count
     int nh = 0;    //!< taps in h: lead + 2r+1, rounded up to a multiple of 4 with zeros
-    int hFirst = 0, hLast = 0; //!< h[hFirst .. hLast]: the horizontal kernel's 2rx+1 taps
     alignas(16) W h[2 * kMaxR + 8] = {};           //!< horizontal; 8U: fixed point * 2^-16, 16U: * 2^-32
     alignas(16) W v[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< vertical (FMA path): v[kRows + k] = tap k, zeros around
     alignas(16) uint32_t vw[kWordRows][4] = {};    //!< 8U vertical DP4A words: vw[q + 3][ph] byte b = tapY[4q + b - ph]
     alignas(16) uint32_t vi[kRows + 2 * kMaxR + 1 + kRows] = {}; //!< 16U: v as integers (DepthPolicy::VerticalAcc)
+    // Float sources (32F, 64F) multiply no padding tap (0 x NaN is NaN); last, so that the other
+    // members keep their parameter offsets.
+    int rx = 0, ry = 0;            //!< the filter's radii
+    int hFirst = 0, hLast = 0;     //!< h[hFirst .. hLast]: the horizontal kernel's 2rx+1 taps
 };
 struct FusedLargeTaps
 {
