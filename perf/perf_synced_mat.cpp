@@ -33,15 +33,27 @@ Ptr<cuda::Filter> filterFor(int type)
     return makePtr<AddOneFilter>();
 }
 
-PERF_TEST_P(SyncedMatRoundTrip, SyncedMat, testing::Combine(SYNCED_SIZES, SYNCED_TYPES))
+// One round trip's case: the image size and type, the filter for the type; skips without a device.
+struct RoundTripCase
 {
-    const Size size = get<0>(GetParam());
-    const int type = get<1>(GetParam());
+    Size size;
+    int type;
+    Ptr<cuda::Filter> filter;
+};
+
+RoundTripCase roundTripCase(const Size_Type& param)
+{
     if (!PERF_RUN_CUDA())
         throw SkipTestException("needs a CUDA device");
-    Mat init(size, type);
+    return RoundTripCase{get<0>(param), get<1>(param), filterFor(get<1>(param))};
+}
+
+PERF_TEST_P(SyncedMatRoundTrip, SyncedMat, testing::Combine(SYNCED_SIZES, SYNCED_TYPES))
+{
+    const RoundTripCase c = roundTripCase(GetParam());
+    const Ptr<cuda::Filter>& f = c.filter;
+    Mat init(c.size, c.type);
     declare.in(init, WARMUP_RNG);
-    Ptr<cuda::Filter> f = filterFor(type);
     cuda::Stream stream;
     cuda::SyncedMat src(init), dst;
     cuda::applyFilter(f, src, dst, stream);   // allocates both sides once
@@ -66,16 +78,13 @@ PERF_TEST_P(SyncedMatRoundTrip, SyncedMat, testing::Combine(SYNCED_SIZES, SYNCED
 
 PERF_TEST_P(SyncedMatRoundTrip, pinned_by_hand, testing::Combine(SYNCED_SIZES, SYNCED_TYPES))
 {
-    const Size size = get<0>(GetParam());
-    const int type = get<1>(GetParam());
-    if (!PERF_RUN_CUDA())
-        throw SkipTestException("needs a CUDA device");
-    Mat init(size, type);
+    const RoundTripCase c = roundTripCase(GetParam());
+    const Ptr<cuda::Filter>& f = c.filter;
+    cuda::HostMem hsrc(c.size, c.type, cuda::HostMem::PAGE_LOCKED), hdst(c.size, c.type, cuda::HostMem::PAGE_LOCKED);
+    Mat init = hsrc.createMatHeader();
     declare.in(init, WARMUP_RNG);
-    Ptr<cuda::Filter> f = filterFor(type);
     cuda::Stream stream;
-    cuda::HostMem hsrc(init, cuda::HostMem::PAGE_LOCKED), hdst(size, type, cuda::HostMem::PAGE_LOCKED);
-    cuda::GpuMat dsrc(size, type), ddst(size, type);
+    cuda::GpuMat dsrc(c.size, c.type), ddst(c.size, c.type);
     TEST_CYCLE()
     {
         dsrc.upload(hsrc, stream);
@@ -88,13 +97,10 @@ PERF_TEST_P(SyncedMatRoundTrip, pinned_by_hand, testing::Combine(SYNCED_SIZES, S
 
 PERF_TEST_P(SyncedMatRoundTrip, pageable_seed_pattern, testing::Combine(SYNCED_SIZES, SYNCED_TYPES))
 {
-    const Size size = get<0>(GetParam());
-    const int type = get<1>(GetParam());
-    if (!PERF_RUN_CUDA())
-        throw SkipTestException("needs a CUDA device");
-    Mat src(size, type), dst(size, type);
+    const RoundTripCase c = roundTripCase(GetParam());
+    const Ptr<cuda::Filter>& f = c.filter;
+    Mat src(c.size, c.type), dst(c.size, c.type);
     declare.in(src, WARMUP_RNG);
-    Ptr<cuda::Filter> f = filterFor(type);
     cuda::GpuMat dsrc, ddst;
     TEST_CYCLE()
     {
