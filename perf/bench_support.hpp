@@ -23,7 +23,7 @@
 
 namespace cudaimage_bench {
 
-// The sigmas of every table (perf/results/, the performance issue's).
+// The sigmas of every table (perf/results/, doc/performance.md).
 constexpr double kTableSigmas[] = {1, 2, 5, 10, 30};
 
 // The kernel size of every table: 2*round(3 sigma)+1, rounding half away from zero, used for every

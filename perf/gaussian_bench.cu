@@ -1,4 +1,4 @@
-// Side-by-side Gaussian blur benchmark (the performance issue's table), one run on one GPU:
+// Side-by-side Gaussian blur benchmark (the table of doc/performance.md), one run on one GPU:
 // the device-to-device copy ceiling, cudaimage, cv::cuda::createGaussianFilter, NPP (merged from
 // npp_gaussian_bench's output), the first seed's naive kernel and CPU cv::GaussianBlur on all
 // cores. CUDA events on one stream, warm-up, median of repeated runs, random data.

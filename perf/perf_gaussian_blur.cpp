@@ -1,6 +1,6 @@
 // Gaussian blur, ours and the peers, with the same parameters (the OpenCV way to compare):
 //   opencv_perf_cudaimage --gtest_filter='*Gaussian*' [--perf_min_samples=50]
-// Sizes, sigmas and kernel sizes follow the performance issue's table (perf/bench_support.hpp).
+// Sizes, sigmas and kernel sizes follow the side-by-side table's (perf/bench_support.hpp).
 #include "perf_precomp.hpp"
 #include "bench_support.hpp"
 
