@@ -1,5 +1,6 @@
 // What one apply() hands to the kernel path that blurs it: the images and the borders. Every path's
-// launcher takes it; the two-pass path extends it with its own scratch (src/paths/two_pass).
+// launcher takes it; the two-pass path extends it with its own scratch (src/paths/two_pass). A batch
+// hands a batched path one launch's images as BatchItems in device memory (BatchLaunch).
 #ifndef CUDAIMAGE_GAUSSIAN_BLUR_CALL_HPP
 #define CUDAIMAGE_GAUSSIAN_BLUR_CALL_HPP
 
@@ -29,6 +30,29 @@ struct BlurCall
     int rx = 0, ry = 0;        //!< the radii filtered with (0 in a direction not filtered across)
     bool unitX = false, unitY = false; //!< a single column / row not filtered across (one-tap kernel there)
     int rowBorder = 0, columnBorder = 0;     //!< cv::BorderTypes without BORDER_ISOLATED
+};
+
+/** One image of a batched launch, in device memory: its call and its taps (the path's own tap
+ * struct for the source depth, in device memory too; images with the same kernel share them). A
+ * batched kernel reads item blockIdx.z. */
+struct alignas(16) BatchItem
+{
+    BlurCall call;
+    const void* taps = nullptr;
+};
+
+/** One batched launch of a path: `count` images of one depth and channel count that share the
+ * path's kernel instance (BatchTaps::instance), their items in device memory. The grid covers the
+ * largest image (blocksAcross tiles, maxHeight rows); a block outside its own image returns. */
+struct BatchLaunch
+{
+    int depth = 0;
+    int channels = 1;
+    int instance = 0;                  //!< the path's kernel instance (fused: radius and padding)
+    const BatchItem* items = nullptr;  //!< device memory, `count` items
+    int count = 0;
+    int blocksAcross = 0;              //!< most tiles across any image of the launch
+    int maxHeight = 0;                 //!< most rows of any image of the launch
 };
 
 }}} // namespace cv::cuda::gaussian

@@ -51,6 +51,45 @@ struct PathList
         return chooseAt(q, facts, options, std::index_sequence_for<Units...>());
     }
 
+    /** Whether the unit at `index` has a batched kernel (PathUnit::kBatched). */
+    static bool batched(int index)
+    {
+        static const bool flags[] = {Units::kBatched...};
+        return index >= 0 && index < kCount && flags[index];
+    }
+
+    /** A batched unit's taps for one filter as its batched kernel reads them (only the chosen unit
+     * prepares its taps: a batch's images may each have their own kernel). */
+    static BatchTaps batchTaps(int index, const FilterTaps& f)
+    {
+        BatchTaps b;
+        forUnit(index, [&](auto unit) {
+            typedef typename decltype(unit)::type Unit;
+            if constexpr (Unit::kBatched)
+                b = Unit::batchTaps(Unit::prepare(f), f.depth);
+        });
+        return b;
+    }
+
+    /** One launch of a batched unit's kernel over `b`'s images. */
+    static void launchBatch(int index, const BatchLaunch& b, cudaStream_t stream)
+    {
+        forUnit(index, [&](auto unit) {
+            typedef typename decltype(unit)::type Unit;
+            if constexpr (Unit::kBatched)
+                Unit::launchBatch(b, stream);
+        });
+    }
+
+    /** One image of a batch on a unit without a batched kernel: its taps prepared for the call. */
+    static void launchOne(int index, const FilterTaps& f, const BlurCall& call, const PathChoice& choice, cudaStream_t stream)
+    {
+        forUnit(index, [&](auto unit) {
+            typedef typename decltype(unit)::type Unit;
+            Unit::launch(call, Unit::prepare(f), choice, stream);
+        });
+    }
+
     /** Every unit's taps for one filter, and the launch of the chosen unit. */
     class Prepared
     {
@@ -74,6 +113,16 @@ struct PathList
     };
 
 private:
+    template <class Unit> struct Tag { typedef Unit type; };
+
+    /** f(Tag<Unit>()) for the unit at `index`. */
+    template <class F>
+    static void forUnit(int index, F&& f)
+    {
+        int i = 0;
+        ((i++ == index ? f(Tag<Units>()) : void()), ...);
+    }
+
     template <std::size_t... I>
     static PathChoice chooseAt(const PathQuery& q, const DeviceFacts& facts, const Options& options, std::index_sequence<I...>)
     {
@@ -86,7 +135,10 @@ private:
             typedef typename std::tuple_element<k, std::tuple<Units...>>::type Unit;
             if (decided)
                 return;
-            const Verdict v = Unit::accepts(q, std::get<k>(facts), std::get<k>(options));
+            // A batch's image goes to a batched unit, or to the last one (which takes every call).
+            const Verdict v = q.batch && !Unit::kBatched && static_cast<int>(k) + 1 < kCount
+                                  ? Verdict::decline("no batched kernel")
+                                  : Unit::accepts(q, std::get<k>(facts), std::get<k>(options));
             if (!v.accepted)
             {
                 c.declined[i++] = v.reason;

@@ -43,6 +43,7 @@ struct PathQuery
     bool verticalTapsFitByte = true;   //!< tapsFitByte() of the vertical taps
     bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
     bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
+    bool batch = false;             //!< one image of a batch: only batched paths (PathUnit::kBatched) and the last path take it
     size_t sharedMemOptIn = 0;      //!< the device's cudaDevAttrMaxSharedMemoryPerBlockOptin (bytes)
     int multiprocessors = 0;        //!< the device's SMs (0: unknown)
     int computeCapability = 90;     //!< 10 * major + minor: the row of a path's tuning table
@@ -84,6 +85,19 @@ struct PathChoice : Verdict
     const char* declined[kMaxPaths] = {}; //!< declined[i]: why path i did not take the call (i < index)
 };
 
+/** A batched path's taps for one kernel: the bytes of the struct its batched kernel reads from
+ * device memory, and the kernel instance they need (images of one instance share a launch). */
+struct BatchTaps
+{
+    int instance = 0;
+    std::vector<unsigned char> bytes;
+    void assign(const void* data, size_t size)
+    {
+        const unsigned char* b = static_cast<const unsigned char*>(data);
+        bytes.assign(b, b + size);
+    }
+};
+
 /** What a path unit may declare beyond the shared query, gathered by the list of paths
  * (src/gaussian_paths.hpp), so that the code around the paths names none of them:
  *   DeviceFacts deviceFacts(int computeCapability)   facts about the current device (its tuning
@@ -96,6 +110,10 @@ struct PathChoice : Verdict
  * inherit these empty ones. */
 struct PathUnit
 {
+    /** Whether the unit has a batched kernel (BatchTaps batchTaps(const Taps&, int depth) and
+     * launchBatch(const BatchLaunch&, cudaStream_t)): the images of a batch that share its kernel
+     * instance are blurred by one launch, blockIdx.z the image. */
+    static constexpr bool kBatched = false;
     struct DeviceFacts {};
     struct Options {};
     static DeviceFacts deviceFacts(int) { return DeviceFacts(); }
@@ -174,19 +192,17 @@ struct TileReasons
 };
 
 /** The rule of the CUDA-core single kernels (src/paths/fused, src/paths/fused_large), one rule over
- * their tiles: singleKernelLimit(); 8U vertical taps that fit a byte (the vertical sums are DP4A
- * byte products: a tap of 256, from a 1-tap column or a sigma so small that the centre tap takes
- * all the weight, does not fit); the radius within the tile's range; a tile of at least one item
- * after the halo; the tile's shared memory within the device's. Tile gives kLabel, kMinR, kMaxR
- * and halo(); the reasons are TileReasons<Tile>. */
+ * their tiles: singleKernelLimit(); the radius within the tile's range; a tile of at least one item
+ * after the halo; the tile's shared memory within the device's. (8U vertical sums are DP4A byte
+ * products; the one column kernel whose tap does not fit a byte, all the weight on the centre, is
+ * prepared as 128 with the horizontal taps doubled: the same sums, exactly.) Tile gives kLabel,
+ * kMinR, kMaxR and halo(); the reasons are TileReasons<Tile>. */
 template <class Tile>
 Verdict acceptCudaCoreTile(const PathQuery& q)
 {
     typedef TileReasons<Tile> Why;
     if (const char* limit = singleKernelLimit(q))
         return Verdict::decline(limit);
-    if (q.depth == CV_8U && !q.verticalTapsFitByte)
-        return Verdict::decline("8U vertical tap above 255 (DP4A multiplies bytes)");
     const int R = q.radius();
     if (R < Tile::kMinR)
         return Verdict::decline(Why::below());

@@ -4,6 +4,8 @@
  *    access modes, stream-ordered transfers and transfer counters.
  *  - cv::cuda::createGaussianBlur / cv::cuda::GaussianBlur: a cv::cuda::Filter that matches CPU
  *    cv::GaussianBlur (bit-exact for 8U and 16U), any kernel size, every depth and border.
+ *  - cv::cuda::createGaussianBlurBatch / cv::cuda::GaussianBlurBatch: many device images (a tensor's
+ *    or a list) at once, each with its own sigma, in a number of launches that does not grow with N.
  *  - cv::cuda::BatchProcessor / cv::cuda::processBatch: a filter applied to a list of images
  *    spread over every GPU of the host, results in input order.
  */
@@ -24,6 +26,7 @@
 
 #include "opencv2/cudaimage/synced_mat.hpp"
 #include "opencv2/cudaimage/gaussian_blur.hpp"
+#include "opencv2/cudaimage/gaussian_blur_batch.hpp"
 #include "opencv2/cudaimage/batch.hpp"
 
 #endif

@@ -22,6 +22,7 @@ namespace cv { namespace cuda { namespace gaussian { namespace fused {
 using tile::kPad;                 // Work elements after each shared row (conflict-free LDS.128)
 using tile::roundUp;
 constexpr int kMaxGridY = 65535;
+constexpr int kMaxGridZ = 65535;   // images per batched launch (a batch of more takes several)
 
 // ---- loads of 4 consecutive elements of one source row (whole-image element E..E+3) ----------
 // Fast paths inline; whatever maps borders (the top and bottom strips, the left and right tiles)

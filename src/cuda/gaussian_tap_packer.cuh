@@ -44,6 +44,21 @@ void packCentred(const Taps1D& t, TapUse use, int R, T* out)
         out[R - r + m] = static_cast<T>(tapValue<Depth>(t, m, use));
 }
 
+/** An 8U column kernel whose centre tap takes all the weight (256: a sigma so small, or a 1-tap
+ * kernel, that the other taps round to 0) does not fit the byte a DP4A product takes. It becomes
+ * 128, and the `n` horizontal taps (float, fixed point * 2^-16) are doubled: each product and sum
+ * of the kernels is then the same number, exactly (powers of 2), so the result is unchanged. */
+inline void halveIdentityColumn(std::vector<uint32_t>& columnTaps, float* horizontal, int n)
+{
+    for (uint32_t& t : columnTaps)
+    {
+        CV_Assert(t == 0 || t == 256);
+        t /= 2;
+    }
+    for (int k = 0; k < n; k++)
+        horizontal[k] *= 2;
+}
+
 /** DP4A tap word q of phase ph: byte b is taps[4q + b - ph] (zero outside the 2R+1 taps). */
 inline uint32_t dp4aTapWord(const std::vector<uint32_t>& taps, int q, int ph)
 {

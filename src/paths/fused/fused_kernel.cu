@@ -68,8 +68,12 @@ struct Geometry
 
 // ---- the kernel ----------------------------------------------------------------------------------
 
+template <int Depth> using TapsOf = typename TapsFor<typename DepthPolicy<Depth>::Work>::type;
+
+// One block's tiles of one image. Inlined into the single-image kernel (call and taps are kernel
+// parameters) and into the batched one (item blockIdx.z's, from device memory).
 template <int Depth, int Cn, int R, bool Padded>
-__global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type taps)
+__device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<Depth>& taps)
 {
     typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
@@ -204,6 +208,23 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
 }
 
 template <int Depth, int Cn, int R, bool Padded>
+__global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const TapsOf<Depth> taps)
+{
+    fusedTileBody<Depth, Cn, R, Padded>(p, taps);
+}
+
+// A batch: blockIdx.z is the image; the grid covers the largest image of the launch.
+template <int Depth, int Cn, int R, bool Padded>
+__global__ void __launch_bounds__(kThreads, 4) fusedTileBatch(const BatchItem* __restrict__ items)
+{
+    const BatchItem& item = items[blockIdx.z];
+    const BlurCall p = item.call;
+    if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, R>::kTile >= static_cast<long long>(p.width) * Cn)
+        return;
+    fusedTileBody<Depth, Cn, R, Padded>(p, *static_cast<const TapsOf<Depth>*>(item.taps));
+}
+
+template <int Depth, int Cn, int R, bool Padded>
 void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
     typedef Geometry<Depth, Cn, R> G;
@@ -217,6 +238,21 @@ void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPoli
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
     fusedTile<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(p, taps);
+}
+
+template <int Depth, int Cn, int R, bool Padded>
+void launchBatchInstance(const BatchLaunch& b, cudaStream_t stream)
+{
+    typedef Geometry<Depth, Cn, R> G;
+    const size_t smem = tile::sharedBytes<Tile>(Depth);
+    static std::atomic<uint64_t> optedIn{0};
+    optInSharedMemory(fusedTileBatch<Depth, Cn, R, Padded>, smem, optedIn);
+    const int strips = (b.maxHeight + G::kRows - 1) / G::kRows;
+    for (int first = 0; first < b.count; first += kMaxGridZ)
+    {
+        const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
+        fusedTileBatch<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(b.items + first);
+    }
 }
 
 // A rectangular kernel on a float source takes the instance that skips its padding taps.
@@ -246,6 +282,32 @@ void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Dept
     }
 }
 
+template <int Depth, int Cn>
+void launchBatchR(const BatchLaunch& b, cudaStream_t stream)
+{
+    const int r = b.instance >> 1;
+    const bool padded = (b.instance & 1) != 0;
+    auto go = [&](auto radius) {
+        constexpr int R = decltype(radius)::value;
+        if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
+            if (padded)
+                return launchBatchInstance<Depth, Cn, R, true>(b, stream);
+        launchBatchInstance<Depth, Cn, R, false>(b, stream);
+    };
+    switch (r)
+    {
+    case 1: go(std::integral_constant<int, 1>()); break;
+    case 2: go(std::integral_constant<int, 2>()); break;
+    case 3: go(std::integral_constant<int, 3>()); break;
+    case 4: go(std::integral_constant<int, 4>()); break;
+    case 5: go(std::integral_constant<int, 5>()); break;
+    case 6: go(std::integral_constant<int, 6>()); break;
+    case 7: go(std::integral_constant<int, 7>()); break;
+    case 8: go(std::integral_constant<int, 8>()); break;
+    default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= radius <= %d, got %d", FusedTapsF::kMaxR, r));
+    }
+}
+
 } // namespace
 
 FusedTaps FusedPath::prepare(const FilterTaps& f)
@@ -269,10 +331,10 @@ FusedTaps FusedPath::prepare(const FilterTaps& f)
         packCentred<CV_16U>(y, TapUse::FusedVertical, R, t.d.vi);
     if (f.depth == CV_8U)
     {
-        // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside;
-        // a tap above a byte makes the path decline, PathQuery::verticalTapsFitByte).
+        // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
         std::vector<uint32_t> ty;
-        centredByteTaps(y.fixed, R, ty);
+        if (!centredByteTaps(y.fixed, R, ty))
+            halveIdentityColumn(ty, t.f.h, 2 * R + 1);
         for (int ph = 0; ph < 4; ph++)
             for (int q = 0; q < FusedTapsF::kWords; q++)
                 t.f.vw[ph][q] = dp4aTapWord(ty, q, ph);
@@ -286,6 +348,27 @@ void FusedPath::launch(const BlurCall& p, const FusedTaps& taps, const PathChoic
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);
         forChannels(p.channels, [&](auto cn) { launchR<Depth, decltype(cn)::value>(p, t, stream); });
+    });
+}
+
+BatchTaps FusedPath::batchTaps(const Taps& t, int depth)
+{
+    BatchTaps b;
+    forDepth(depth, [&](auto d) {
+        constexpr int Depth = decltype(d)::value;
+        const auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
+        const bool padded = std::is_floating_point<typename DepthPolicy<Depth>::Src>::value && (w.rx != w.r || w.ry != w.r);
+        b.instance = 2 * w.r + (padded ? 1 : 0);
+        b.assign(&w, sizeof(w));
+    });
+    return b;
+}
+
+void FusedPath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
+{
+    forDepth(b.depth, [&](auto depth) {
+        constexpr int Depth = decltype(depth)::value;
+        forChannels(b.channels, [&](auto cn) { launchBatchR<Depth, decltype(cn)::value>(b, stream); });
     });
 }
 

@@ -79,9 +79,12 @@ struct LargeGeometry
     __host__ __device__ static int halo(int r) { return Tile::halo(r, Cn); }
 };
 
+template <int Depth> using LargeTapsOf = typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type;
+
+// One block's tiles of one image. Inlined into the single-image kernel (call and taps are kernel
+// parameters) and into the batched one (item blockIdx.z's, from device memory).
 template <int Depth, int Cn>
-__global__ void __launch_bounds__(kThreads, 2)
-fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type taps)
+__device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const LargeTapsOf<Depth>& taps)
 {
     typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
@@ -371,6 +374,41 @@ fusedLargeTile(const BlurCall p, const __grid_constant__ typename LargeTapsFor<t
 }
 
 template <int Depth, int Cn>
+__global__ void __launch_bounds__(kThreads, 2)
+fusedLargeTile(const BlurCall p, const __grid_constant__ LargeTapsOf<Depth> taps)
+{
+    fusedLargeTileBody<Depth, Cn>(p, taps);
+}
+
+// A batch: blockIdx.z is the image; the grid covers the largest image of the launch.
+template <int Depth, int Cn>
+__global__ void __launch_bounds__(kThreads, 2) fusedLargeTileBatch(const BatchItem* __restrict__ items)
+{
+    const BatchItem& item = items[blockIdx.z];
+    const BlurCall p = item.call;
+    const LargeTapsOf<Depth>& taps = *static_cast<const LargeTapsOf<Depth>*>(item.taps);
+    // The grid covers the widest image of the launch.
+    if (static_cast<long long>(blockIdx.x) * (kCols - 2 * LargeGeometry<Depth, Cn>::halo(taps.r)) >= static_cast<long long>(p.width) * Cn)
+        return;
+    fusedLargeTileBody<Depth, Cn>(p, taps);
+}
+
+template <int Depth, int Cn>
+void launchLargeBatch(const BatchLaunch& b, cudaStream_t stream)
+{
+    typedef LargeGeometry<Depth, Cn> G;
+    const size_t smem = tile::sharedBytes<Tile>(Depth);
+    static std::atomic<uint64_t> optedIn{0};
+    optInSharedMemory(fusedLargeTileBatch<Depth, Cn>, smem, optedIn);
+    const int strips = (b.maxHeight + G::kRows - 1) / G::kRows;
+    for (int first = 0; first < b.count; first += kMaxGridZ)
+    {
+        const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
+        fusedLargeTileBatch<Depth, Cn><<<grid, kThreads, smem, stream>>>(b.items + first);
+    }
+}
+
+template <int Depth, int Cn>
 void launchLarge(const BlurCall& p, const typename LargeTapsFor<typename DepthPolicy<Depth>::Work>::type& taps,
                  const PathChoice& choice, cudaStream_t stream)
 {
@@ -415,9 +453,9 @@ FusedLargeTaps FusedLargePath::prepare(const FilterTaps& f)
         packCentred<CV_16U>(f.y, TapUse::FusedVertical, R, t.d.vi + FusedLargeTapsT<double>::kRows);
     if (f.depth == CV_8U)
     {
-        // A tap above a byte makes the path decline (PathQuery::verticalTapsFitByte).
         std::vector<uint32_t> ty;
-        centredByteTaps(f.y.fixed, R, ty);
+        if (!centredByteTaps(f.y.fixed, R, ty))
+            halveIdentityColumn(ty, t.f.h, t.f.nh);
         for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
             for (int ph = 0; ph < 4; ph++)
                 t.f.vw[row][ph] = dp4aTapWord(ty, row - 3, ph);
@@ -431,6 +469,24 @@ void FusedLargePath::launch(const BlurCall& p, const FusedLargeTaps& taps, const
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);
         forChannels(p.channels, [&](auto cn) { launchLarge<Depth, decltype(cn)::value>(p, t, choice, stream); });
+    });
+}
+
+BatchTaps FusedLargePath::batchTaps(const Taps& t, int depth)
+{
+    BatchTaps b;
+    forDepth(depth, [&](auto d) {
+        const auto& w = WorkTaps<typename DepthPolicy<decltype(d)::value>::Work>::pick(t.f, t.d);
+        b.assign(&w, sizeof(w));
+    });
+    return b;
+}
+
+void FusedLargePath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
+{
+    forDepth(b.depth, [&](auto depth) {
+        constexpr int Depth = decltype(depth)::value;
+        forChannels(b.channels, [&](auto cn) { launchLargeBatch<Depth, decltype(cn)::value>(b, stream); });
     });
 }
 

@@ -74,6 +74,13 @@ struct FusedLargePath : PathUnit
 
     /** Enqueues the kernel on `stream`. Not in place. */
     static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+
+    /** Batched: the same kernel body, blockIdx.z the image, call and taps read from device memory. */
+    static constexpr bool kBatched = true;
+    /** The taps of one depth as its batched kernel reads them, and their instance (one: the radius is read at run time). */
+    static BatchTaps batchTaps(const Taps& taps, int depth);
+    /** Enqueues one launch per 65,535 images of `b` (all of one instance) on `stream`. */
+    static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 
 }}} // namespace cv::cuda::gaussian

@@ -104,6 +104,8 @@ inline TensorCoreMode tensorCoreMode()
 struct TensorCorePath
 {
     static constexpr const char* kName = "tensor-core";
+    /** No batched kernel: a batch's 8U images at large radius take the CUDA-core kernels. */
+    static constexpr bool kBatched = false;
     typedef TensorCoreTile Tile;
     typedef TensorTaps8U Taps;
 

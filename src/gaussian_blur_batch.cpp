@@ -1,0 +1,381 @@
+// cv::cuda::createGaussianBlurBatch / cv::cuda::GaussianBlurBatch: many images in a constant number
+// of launches. Each image is described exactly as a single apply() describes it (gaussian_call.hpp)
+// and takes the path the list of paths gives it among the batched ones (gaussian_paths.hpp); the
+// images of one path and kernel instance share one launch, their calls and taps read by the kernel
+// from device memory (BatchItem). Every check runs before the first CUDA call.
+#include "precomp.hpp"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include "opencv2/cudaimage/gaussian_blur_batch.hpp"
+#include "cuda_check.hpp"
+#include "device_check.hpp"
+#include "gaussian_arguments.hpp"
+#include "gaussian_call.hpp"
+#include "gaussian_paths.hpp"
+#include "upload_staging.hpp"
+#include "cuda/stream_scratch.hpp"
+
+namespace cv { namespace cuda {
+namespace {
+
+using namespace cv::cuda::gaussian;
+
+constexpr size_t kAlign = 16;
+size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+/** One image's kernel as given: its ksize and sigmas. */
+struct KernelArgs
+{
+    Size ksize;
+    double sigmaX = 0, sigmaY = 0;
+    bool operator<(const KernelArgs& o) const
+    {
+        return std::tie(ksize.width, ksize.height, sigmaX, sigmaY) < std::tie(o.ksize.width, o.ksize.height, o.sigmaX, o.sigmaY);
+    }
+};
+
+/** What a filter knows of one kernel: its shape and, per path that a batch gave it, the taps. */
+struct KernelEntry
+{
+    FilterTaps taps;
+    FilterShape shape;
+    std::map<int, BatchTaps> batchTaps;   //!< by path index
+};
+
+/** A value list of the batch API: empty (the default), one value (every image) or one per image. */
+template <class T>
+void checkListSize(const std::vector<T>& v, size_t n, const char* function, const char* name)
+{
+    if (v.size() > 1 && v.size() != n)
+        CV_Error_(Error::StsUnmatchedSizes, ("%s: %s has %zu values for %zu images; allowed: none (the filter's), one "
+                                             "(every image) or one per image", function, name, v.size(), n));
+}
+
+template <class T>
+T pick(const std::vector<T>& v, size_t i, const T& fallback) { return v.empty() ? fallback : v.size() == 1 ? v[0] : v[i]; }
+
+class GaussianBatchFilterImpl CV_FINAL : public GaussianBatchFilter
+{
+public:
+    GaussianBatchFilterImpl(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY, int rowBorderMode,
+                            int columnBorderMode)
+    {
+        static const ArgumentNames names{"cv::cuda::createGaussianBlurBatch", "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
+        checkArguments(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode, names);
+        srcType_ = srcType;
+        dstType_ = dstType < 0 ? srcType : dstType;
+        rowBorderMode_ = rowBorderMode;
+        columnBorderMode_ = columnBorderMode;
+        defaults_.ksize = ksize;
+        defaults_.sigmaX = sigmaX;
+        defaults_.sigmaY = sigmaY;
+        options_ = GaussianPaths::options();
+    }
+
+    int srcType() const CV_OVERRIDE { return srcType_; }
+    int dstType() const CV_OVERRIDE { return dstType_; }
+
+    void apply(const std::vector<GpuMat>& src, std::vector<GpuMat>& dst, const std::vector<double>& sigmaX,
+               const std::vector<double>& sigmaY, const std::vector<Size>& ksize, Stream& stream) CV_OVERRIDE
+    {
+        static const char* const f = "cv::cuda::GaussianBatchFilter::apply";
+        if (src.empty())
+            CV_Error_(Error::StsBadArg, ("%s: src has no images", f));
+        if (!dst.empty() && dst.size() != src.size())
+            CV_Error_(Error::StsUnmatchedSizes, ("%s: dst has %zu images for %zu in src; allowed: empty or src.size()",
+                                                 f, dst.size(), src.size()));
+        for (size_t i = 0; i < src.size(); i++)
+        {
+            if (src[i].empty())
+                CV_Error_(Error::StsBadArg, ("%s: src[%zu] is empty", f, i));
+            if (src[i].type() != srcType_)
+                CV_Error_(Error::StsUnmatchedFormats, ("%s: src[%zu] type is %s but the filter was created for srcType %s",
+                                                       f, i, typeToString(src[i].type()).c_str(), typeToString(srcType_).c_str()));
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::vector<const KernelEntry*> kernels = checkedKernels(src.size(), sigmaX, sigmaY, ksize, f);
+        for (size_t i = 0; i < src.size(); i++)
+        {
+            checkImageFits(src[i], srcType_, 2 * kernels[i]->shape.ry + 1, f);
+            if (!dst.empty())
+                checkNoPartialOverlap(src[i], dst[i], dstType_, f);
+        }
+        checkNoCrossWrites(src, dst, kernels, dstType_, f);
+        for (size_t i = 0; i < src.size(); i++)
+        {
+            GpuMat none;
+            device_.check(src[i], dst.empty() ? _OutputArray(none) : _OutputArray(dst[i]), stream, f);   // first CUDA calls
+        }
+
+        std::vector<GpuMat> views(src);   // keep every source alive while dst is (re)allocated
+        dst.resize(src.size());
+        for (size_t i = 0; i < src.size(); i++)
+            dst[i].create(src[i].size(), dstType_);
+        run(views, dst, kernels, stream);
+    }
+
+    void applyStacked(const GpuMat& src, GpuMat& dst, int imageRows, const std::vector<double>& sigmaX,
+                      const std::vector<double>& sigmaY, const std::vector<Size>& ksize, Stream& stream) CV_OVERRIDE
+    {
+        static const char* const f = "cv::cuda::GaussianBatchFilter::applyStacked";
+        if (src.empty())
+            CV_Error_(Error::StsBadArg, ("%s: src is empty", f));
+        if (src.type() != srcType_)
+            CV_Error_(Error::StsUnmatchedFormats, ("%s: src type is %s but the filter was created for srcType %s", f,
+                                                   typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
+        if (imageRows <= 0 || src.rows % imageRows != 0)
+            CV_Error_(Error::StsBadArg, ("%s: imageRows is %d for src of %d rows; allowed: a divisor of src.rows above 0",
+                                         f, imageRows, src.rows));
+        checkNoPartialOverlap(src, dst, dstType_, f);
+        const int n = src.rows / imageRows;
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::vector<const KernelEntry*> kernels = checkedKernels(static_cast<size_t>(n), sigmaX, sigmaY, ksize, f);
+        std::vector<GpuMat> images(n);
+        for (int i = 0; i < n; i++)
+        {
+            // Image i alone: a whole matrix header over its rows (no parent to read around it).
+            images[i] = GpuMat(imageRows, src.cols, src.type(), src.data + static_cast<size_t>(i) * imageRows * src.step, src.step);
+            checkImageFits(images[i], srcType_, 2 * kernels[i]->shape.ry + 1, f);
+        }
+        device_.check(src, dst, stream, f);   // first CUDA call
+        const GpuMat keep = src;
+        dst.create(src.size(), dstType_);
+        // In place: the images read a stream-ordered copy of the source (one copy, and the batch
+        // keeps its single-kernel launches; each image in place would take the two-pass path).
+        std::unique_ptr<StreamScratch> copy;
+        if (dst.data == src.data)
+        {
+            const cudaStream_t s = StreamAccessor::getStream(stream);
+            const size_t rowBytes = src.cols * src.elemSize();
+            copy.reset(new StreamScratch(rowBytes * src.rows, s));
+            CUDAIMAGE_CHECK(cudaMemcpy2DAsync(copy->data(), rowBytes, src.data, src.step, rowBytes, src.rows,
+                                              cudaMemcpyDeviceToDevice, s));
+            for (int i = 0; i < n; i++)
+                images[i] = GpuMat(imageRows, src.cols, src.type(), copy->data() + static_cast<size_t>(i) * imageRows * rowBytes, rowBytes);
+        }
+        std::vector<GpuMat> outs(n);
+        for (int i = 0; i < n; i++)
+            outs[i] = GpuMat(imageRows, dst.cols, dst.type(), dst.data + static_cast<size_t>(i) * imageRows * dst.step, dst.step);
+        run(images, outs, kernels, stream);
+    }
+
+private:
+    /** Every image's kernel (checked, under the caller's index), from the filter's cache. */
+    std::vector<const KernelEntry*> checkedKernels(size_t n, const std::vector<double>& sigmaX, const std::vector<double>& sigmaY,
+                                                   const std::vector<Size>& ksize, const char* f)
+    {
+        checkListSize(sigmaX, n, f, "sigmaX");
+        checkListSize(sigmaY, n, f, "sigmaY");
+        checkListSize(ksize, n, f, "ksize");
+        // A bounded cache: a batch of random sigmas would otherwise grow it without end.
+        if (cache_.size() > kMaxCachedKernels)
+            cache_.clear();
+        std::vector<const KernelEntry*> out(n);
+        const bool perImage = sigmaX.size() > 1 || sigmaY.size() > 1 || ksize.size() > 1;
+        for (size_t i = 0; i < n; i++)
+        {
+            if (i > 0 && !perImage)
+            {
+                out[i] = out[0];
+                continue;
+            }
+            KernelArgs k;
+            k.ksize = pick(ksize, i, defaults_.ksize);
+            k.sigmaX = pick(sigmaX, i, defaults_.sigmaX);
+            // An explicit sigmaX without sigmaY means sigmaY = sigmaX (the filter's sigmaY belongs to its sigmaX).
+            k.sigmaY = pick(sigmaY, i, sigmaX.empty() ? defaults_.sigmaY : 0.0);
+            // A NaN key would match any entry of the ordered cache: non-finite sigmas go to the checks.
+            const bool finite = std::isfinite(k.sigmaX) && std::isfinite(k.sigmaY);
+            auto it = finite ? cache_.find(k) : cache_.end();
+            if (it == cache_.end())
+            {
+                const std::string function = cv::format("%s: image %zu", f, i);
+                const ArgumentNames names{function, "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
+                checkArguments(srcType_, dstType_, k.ksize, k.sigmaX, k.sigmaY, rowBorderMode_, columnBorderMode_, names);
+                KernelEntry e;
+                e.taps = filterTaps(srcType_, k.ksize, k.sigmaX, k.sigmaY);
+                e.shape = filterShape(e.taps, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
+                it = cache_.emplace(k, std::move(e)).first;
+            }
+            out[i] = &it->second;
+        }
+        return out;
+    }
+
+    /** Refuses a dst[j] that overlaps the rows another image reads (its rows grown by its vertical
+     * radius, within its allocation): the images of a batch run at once. O(N log N). */
+    static void checkNoCrossWrites(const std::vector<GpuMat>& src, const std::vector<GpuMat>& dst,
+                                   const std::vector<const KernelEntry*>& kernels, int dstType, const char* f)
+    {
+        if (dst.empty())
+            return;
+        struct Range { const uchar* first; const uchar* last; size_t image; };
+        std::vector<Range> reads(src.size());
+        for (size_t i = 0; i < src.size(); i++)
+        {
+            const ptrdiff_t grow = static_cast<ptrdiff_t>(kernels[i]->shape.ry) * static_cast<ptrdiff_t>(src[i].step);
+            const uchar* first = src[i].data - std::min<ptrdiff_t>(grow, src[i].data - src[i].datastart);
+            const uchar* last = src[i].data + src[i].rows * src[i].step;
+            last = std::min(src[i].dataend, last + std::min<ptrdiff_t>(grow, std::max<ptrdiff_t>(0, src[i].dataend - last)));
+            reads[i] = Range{first, last, i};
+        }
+        std::sort(reads.begin(), reads.end(), [](const Range& a, const Range& b) { return a.first < b.first; });
+        std::vector<const uchar*> reach(reads.size());   // reach[k]: furthest end among reads[0..k]
+        for (size_t k = 0; k < reads.size(); k++)
+            reach[k] = k == 0 ? reads[k].last : std::max(reach[k - 1], reads[k].last);
+        for (size_t j = 0; j < dst.size(); j++)
+        {
+            if (dst[j].empty() || dst[j].size() != src[j].size() || dst[j].type() != dstType)
+                continue;   // (re)allocated: new memory
+            const uchar* d0 = dst[j].data;
+            const uchar* d1 = dst[j].data + (dst[j].rows - 1) * dst[j].step + dst[j].cols * dst[j].elemSize();
+            size_t k = std::lower_bound(reads.begin(), reads.end(), d1, [](const Range& r, const uchar* p) { return r.first < p; }) - reads.begin();
+            // Every read starting before d1 whose end passes d0, backwards until none can.
+            while (k > 0 && reach[k - 1] > d0)
+            {
+                const Range& r = reads[--k];
+                if (r.last > d0 && r.image != j)
+                    CV_Error_(Error::StsBadArg, ("%s: dst[%zu] overlaps the pixels src[%zu] reads; a batch's images are "
+                                                 "blurred at once: give dst separate memory", f, j, r.image));
+            }
+        }
+    }
+
+    /** Enqueues the batch: descriptors uploaded once, one launch per (path, instance). */
+    void run(const std::vector<GpuMat>& src, std::vector<GpuMat>& dst, const std::vector<const KernelEntry*>& kernels, Stream& stream)
+    {
+        const cudaStream_t s = StreamAccessor::getStream(stream);
+        const DeviceLimits& limits = deviceLimits();
+        const size_t n = src.size();
+
+        // Each image's call and path.
+        struct Image { BlurCall call; PathChoice choice; const KernelEntry* kernel; const BatchTaps* taps; };
+        std::vector<Image> images(n);
+        for (size_t i = 0; i < n; i++)
+        {
+            PathQuery q;
+            q.batch = true;
+            Image& im = images[i];
+            im.call = describeCall(src[i], dst[i], kernels[i]->shape, limits, q);
+            im.choice = choosePath(q, limits.paths, options_);
+            im.kernel = kernels[i];
+            im.taps = nullptr;
+            if (GaussianPaths::batched(im.choice.index))
+            {
+                auto& cached = const_cast<KernelEntry*>(kernels[i])->batchTaps;
+                auto it = cached.find(im.choice.index);
+                if (it == cached.end())
+                    it = cached.emplace(im.choice.index, GaussianPaths::batchTaps(im.choice.index, kernels[i]->taps)).first;
+                im.taps = &it->second;
+            }
+        }
+
+        // Groups: (path, instance) -> images, in order of first appearance.
+        std::map<std::pair<int, int>, std::vector<size_t>> groups;
+        for (size_t i = 0; i < n; i++)
+            if (images[i].taps)
+                groups[{images[i].choice.index, images[i].taps->instance}].push_back(i);
+
+        if (!groups.empty())
+        {
+            // Layout: every item, then every distinct taps struct once.
+            size_t itemCount = 0;
+            for (auto& g : groups)
+                itemCount += g.second.size();
+            const size_t itemsBytes = alignUp(itemCount * sizeof(BatchItem));
+            std::map<const BatchTaps*, size_t> tapOffsets;
+            size_t total = itemsBytes;
+            for (const Image& im : images)
+                if (im.taps && tapOffsets.emplace(im.taps, total).second)
+                    total += alignUp(im.taps->bytes.size());
+
+            StreamScratch device(total, s);
+            unsigned char* host = staging_.acquire(total);
+            for (auto& t : tapOffsets)
+                std::memcpy(host + t.second, t.first->bytes.data(), t.first->bytes.size());
+            BatchItem* hostItems = reinterpret_cast<BatchItem*>(host);
+            std::vector<BatchLaunch> launches;
+            size_t at = 0;
+            for (auto& g : groups)
+            {
+                BatchLaunch b;
+                b.depth = CV_MAT_DEPTH(srcType_);
+                b.channels = CV_MAT_CN(srcType_);
+                b.instance = g.first.second;
+                b.items = reinterpret_cast<const BatchItem*>(device.data()) + at;
+                b.count = static_cast<int>(g.second.size());
+                for (size_t i : g.second)
+                {
+                    const Image& im = images[i];
+                    BatchItem item;
+                    item.call = im.call;
+                    item.taps = device.data() + tapOffsets[im.taps];
+                    std::memcpy(hostItems + at++, &item, sizeof(item));
+                    const long long elements = static_cast<long long>(im.call.width) * im.call.channels;
+                    b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice.tileOutputs - 1) / im.choice.tileOutputs));
+                    b.maxHeight = std::max(b.maxHeight, im.call.height);
+                }
+                launches.push_back(b);
+                pathOf_.push_back(g.first.first);
+            }
+            staging_.upload(device.data(), total, s);
+            for (size_t k = 0; k < launches.size(); k++)
+                GaussianPaths::launchBatch(pathOf_[k], launches[k], s);
+            pathOf_.clear();
+        }
+
+        // Images without a batched path (in place, one row or column, radius beyond the single kernels).
+        for (size_t i = 0; i < n; i++)
+            if (!images[i].taps)
+                GaussianPaths::launchOne(images[i].choice.index, images[i].kernel->taps, images[i].call, images[i].choice, s);
+    }
+
+    static constexpr size_t kMaxCachedKernels = 4096;
+
+    int srcType_ = 0, dstType_ = 0;
+    int rowBorderMode_ = BORDER_REPLICATE, columnBorderMode_ = -1;
+    KernelArgs defaults_;
+    GaussianPaths::Options options_;
+    std::mutex mutex_;
+    std::map<KernelArgs, KernelEntry> cache_;
+    std::vector<int> pathOf_;
+    UploadStaging staging_;
+    detail::DeviceBinding device_;
+};
+
+} // namespace
+
+Ptr<GaussianBatchFilter> createGaussianBlurBatch(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
+                                                int rowBorderMode, int columnBorderMode)
+{
+    return makePtr<GaussianBatchFilterImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode);
+}
+
+void GaussianBlurBatch(const std::vector<GpuMat>& src, std::vector<GpuMat>& dst, const std::vector<double>& sigmaX,
+                       const std::vector<double>& sigmaY, const std::vector<Size>& ksize, int borderType, Stream& stream)
+{
+    static const char* const f = "cv::cuda::GaussianBlurBatch";
+    if (src.empty())
+        CV_Error_(Error::StsBadArg, ("%s: src has no images", f));
+    if (sigmaX.empty())
+        CV_Error_(Error::StsBadArg, ("%s: sigmaX has no values; allowed: one (every image) or one per image", f));
+    // The filter is kept per thread while the type, the border and the device stay the same.
+    static thread_local std::tuple<int, int, int> lastKey{-1, 0, -2};
+    static thread_local Ptr<GaussianBatchFilter> last;
+    const std::tuple<int, int, int> key{src[0].type(), borderType, detail::currentDeviceOrNone()};
+    if (!last || key != lastKey)
+    {
+        static const ArgumentNames names{f, "src[0] type", "dstType", "borderType", "borderType"};
+        checkArguments(src[0].type(), -1, Size(), 1.0, 0.0, borderType, borderType, names);
+        last = createGaussianBlurBatch(src[0].type(), -1, Size(), 1.0, 0.0, borderType, borderType);
+        lastKey = key;
+    }
+    last->apply(src, dst, sigmaX, sigmaY, ksize, stream);
+}
+
+}} // namespace cv::cuda

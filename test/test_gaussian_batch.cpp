@@ -1,0 +1,315 @@
+// The batched Gaussian blur (cv::cuda::createGaussianBlurBatch, GaussianBlurBatch): every image of a
+// batch against CPU cv::GaussianBlur on that image (8U/16U identical; 16S/32F/64F within the single
+// filter's tolerances), with per-image kernels whose radii fall on every path within one batch
+// (the boundaries read from the path units), images of different sizes and smaller than their
+// kernel, every depth, channel count and border; the stacked form (a tensor's memory) and in place;
+// N from 1 to past the 65,535 images of one launch; graph capture; and bad input named by index,
+// checked before any CUDA call (those tests run without a GPU).
+#include "test_precomp.hpp"
+#include "gaussian_path_ids.hpp"
+#include "gaussian_reference.hpp"
+#include "opencv2/cudaimage/gaussian_blur_batch.hpp"
+
+#include <cmath>
+#include <cuda_runtime_api.h>
+
+namespace opencv_test { namespace {
+
+using namespace cudaimage_test;
+using cv::Mat;
+using cv::Size;
+using cv::cuda::GpuMat;
+using cv::cuda::Stream;
+namespace path = cudaimage_test::path;
+
+double toleranceFor(int depth, const Mat& src)
+{
+    double lo, hi;
+    cv::minMaxIdx(src.reshape(1), &lo, &hi);
+    const double scale = std::max(1.0, std::max(std::abs(lo), std::abs(hi)));
+    return depth == CV_8U || depth == CV_16U ? 0 : depth == CV_16S ? 1 : depth == CV_32F ? 1e-5 * scale : 1e-12 * scale;
+}
+
+// CPU cv::GaussianBlur (the gold twin for BORDER_WRAP, which the CPU refuses).
+Mat cpuBlur(const Mat& src, int dstDepth, Size ksize, double sx, double sy, int border)
+{
+    if ((border & ~cv::BORDER_ISOLATED) == cv::BORDER_WRAP || dstDepth != src.depth())
+    {
+        GaussianArgs a;
+        a.ksize = ksize;
+        a.sigmaX = sx;
+        a.sigmaY = sy;
+        a.rowBorder = a.columnBorder = border;
+        return referenceGaussianBlur(src, dstDepth, a);
+    }
+    Mat out;
+    cv::GaussianBlur(src, out, ksize, sx, sy, border);
+    return out;
+}
+
+void expectImageMatches(const Mat& src, const Mat& got, Size ksize, double sx, double sy, int border, const std::string& what)
+{
+    const Mat want = cpuBlur(src, got.depth(), ksize, sx, sy, border);
+    ASSERT_EQ(want.size(), got.size()) << what;
+    ASSERT_EQ(want.type(), got.type()) << what;
+    const double tol = toleranceFor(src.depth(), src);
+    const double err = cv::norm(want.reshape(1), got.reshape(1), cv::NORM_INF);
+    EXPECT_LE(err, tol) << what << ": " << countDifferent(want, got) << " elements differ";
+}
+
+// ---- every depth, channel count and border: one batch whose images span the paths -------------
+
+typedef ::testing::TestWithParam<std::tuple<int, int, int>> CudaImage_GaussianBatch_Paths;
+
+TEST_P(CudaImage_GaussianBatch_Paths, each_image_matches_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam()), border = std::get<2>(GetParam());
+    const int type = CV_MAKETYPE(depth, cn);
+    // Radii across the batched paths' boundaries (and one beyond them: the two-pass path per image),
+    // read from the units: 0 (1x1), the fused range's ends, the large-radius range's first and the
+    // last with a tile for this channel count, and one past it.
+    const int lastLarge = path::lastRadiusOf<path::LargeTile>(cn, depth);
+    const std::vector<int> radii = {0, path::FusedTile::kMinR, path::FusedTile::kMaxR, path::LargeTile::kMinR,
+                                    lastLarge, lastLarge + 1};
+    const std::vector<Size> sizes = {Size(37, 23), Size(5, 3), Size(300, 17), Size(64, 64), Size(1031, 9), Size(3, 260)};
+    cv::RNG rng(7000 + type * 8 + border);
+    std::vector<Mat> host;
+    std::vector<GpuMat> src;
+    std::vector<Size> ksizes;
+    std::vector<double> sx, sy;
+    Stream s;
+    for (size_t i = 0; i < radii.size() * 2; i++)
+    {
+        const int r = radii[i % radii.size()];
+        // Every other image rectangular: the shorter direction from a smaller radius.
+        const int ry = i % 2 ? std::max(0, r / 3) : r;
+        ksizes.push_back(Size(2 * r + 1, 2 * ry + 1));
+        sx.push_back(i % 3 == 0 ? 0.0 : 0.3 + 0.35 * r);
+        sy.push_back(i % 3 == 1 ? 0.0 : 0.25 + 0.3 * ry);
+        host.push_back(randomMat(sizes[i % sizes.size()], type, rng));
+        src.emplace_back(host.back());
+    }
+    // An image smaller than its kernel, on the fused path.
+    host.push_back(randomMat(Size(2, 2), type, rng));
+    src.emplace_back(host.back());
+    ksizes.push_back(Size(2 * path::FusedTile::kMaxR + 1, 2 * path::FusedTile::kMaxR + 1));
+    sx.push_back(2.0);
+    sy.push_back(0);
+
+    auto filter = cv::cuda::createGaussianBlurBatch(type, -1, Size(3, 3), 0, 0, border);
+    std::vector<GpuMat> dst;
+    filter->apply(src, dst, sx, sy, ksizes, s);
+    ASSERT_EQ(src.size(), dst.size());
+    for (size_t i = 0; i < src.size(); i++)
+        expectImageMatches(host[i], toHost(dst[i], s), ksizes[i], sx[i], sy[i], border,
+                           cv::format("image %zu (%dx%d, ksize %dx%d)", i, host[i].cols, host[i].rows, ksizes[i].width, ksizes[i].height));
+}
+
+INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_Paths,
+                        ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Range(1, 5),
+                                           ::testing::Values(cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT,
+                                                             cv::BORDER_WRAP, cv::BORDER_CONSTANT)));
+
+// ---- the stacked form: N images one below the other (an NHWC or NCHW tensor) --------------------
+
+struct StackedCase { int type; int n; Size image; bool inPlace; bool perImage; };
+void PrintTo(const StackedCase& c, std::ostream* os)
+{
+    *os << cv::typeToString(c.type) << "_N" << c.n << "_" << c.image.width << "x" << c.image.height
+        << (c.inPlace ? "_in_place" : "") << (c.perImage ? "_per_image_sigma" : "");
+}
+
+typedef ::testing::TestWithParam<StackedCase> CudaImage_GaussianBatch_Stacked;
+
+TEST_P(CudaImage_GaussianBatch_Stacked, each_image_matches_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const StackedCase c = GetParam();
+    cv::RNG rng(31 + c.n + c.type);
+    const Mat all = randomMat(Size(c.image.width, c.image.height * c.n), c.type, rng);
+    std::vector<double> sigmas;
+    for (int i = 0; i < (c.perImage ? c.n : 1); i++)
+        sigmas.push_back(rng.uniform(0.1, 2.0));
+    Stream s;
+    GpuMat src(all), dst;
+    auto filter = cv::cuda::createGaussianBlurBatch(c.type, -1, Size(), 1.0);
+    if (c.inPlace)
+        dst = src;
+    filter->applyStacked(src, dst, c.image.height, sigmas, {}, {}, s);
+    const Mat got = toHost(dst, s);
+    for (int i = 0; i < c.n; i++)
+    {
+        const cv::Rect rows(0, i * c.image.height, c.image.width, c.image.height);
+        const double sigma = sigmas[c.perImage ? i : 0];
+        // Each image is a whole image of its own: borders at its own edges.
+        expectImageMatches(all(rows).clone(), got(rows), Size(), sigma, sigma, cv::BORDER_REPLICATE, cv::format("image %d, sigma %g", i, sigma));
+        if (HasFailure())
+            return;
+    }
+}
+
+INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_Stacked, ::testing::Values(
+    StackedCase{CV_8UC3, 1, Size(224, 224), false, true},
+    StackedCase{CV_8UC3, 64, Size(224, 224), false, true},
+    StackedCase{CV_8UC3, 64, Size(224, 224), true, true},
+    StackedCase{CV_8UC1, 4096, Size(16, 12), false, true},
+    StackedCase{CV_8UC1, 65536 + 3, Size(4, 3), false, false},   // past one launch's 65,535 images
+    StackedCase{CV_16UC1, 32, Size(61, 40), false, true},
+    StackedCase{CV_32FC1, 48, Size(57, 33), true, true},        // NCHW: channel planes as images
+    StackedCase{CV_32FC4, 8, Size(40, 41), false, false},
+    StackedCase{CV_64FC2, 5, Size(19, 23), false, true},
+    StackedCase{CV_16SC3, 7, Size(33, 9), false, true}));
+
+// ---- lists: in place, regions, float output, the one-shot form ---------------------------------
+
+TEST(CudaImage_GaussianBatch, list_in_place_regions_and_float_output)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(5);
+    Stream s;
+    const Mat parent = randomMat(Size(200, 150), CV_8UC1, rng);
+    GpuMat gParent(parent);
+    // Two regions of one parent (they read its pixels around them) and a whole image.
+    const cv::Rect a(10, 20, 50, 40), b(100, 60, 70, 70);
+    const Mat whole = randomMat(Size(33, 44), CV_8UC1, rng);
+    std::vector<GpuMat> src = {gParent(a), gParent(b), GpuMat(whole)};
+    std::vector<GpuMat> dst;
+    const std::vector<double> sigmas = {1.0, 4.0, 40.0};   // fused, large radius, two-pass
+    cv::cuda::GaussianBlurBatch(src, dst, sigmas, {}, {}, cv::BORDER_REFLECT_101, s);
+    expectImageMatches(whole, toHost(dst[2], s), Size(), 40.0, 40.0, cv::BORDER_REFLECT_101, "whole image, sigma 40");
+    // A region's result is the single filter's on it (which the region tests compare with the CPU).
+    for (size_t i = 0; i < src.size(); i++)
+    {
+        GpuMat single;
+        cv::cuda::GaussianBlur(src[i], single, Size(), sigmas[i], 0, cv::BORDER_REFLECT_101, s);
+        EXPECT_MAT_EQ(toHost(single, s), toHost(dst[i], s)) << "image " << i;
+    }
+    // In place: dst is src (each such image takes the two-pass path).
+    std::vector<GpuMat> inPlace = {GpuMat(whole), GpuMat(whole)};
+    std::vector<GpuMat> out = inPlace;
+    cv::cuda::GaussianBlurBatch(inPlace, out, {2.0, 30.0}, {}, {}, cv::BORDER_REPLICATE, s);
+    EXPECT_EQ(inPlace[0].data, out[0].data);
+    expectImageMatches(whole, toHost(out[0], s), Size(), 2.0, 2.0, cv::BORDER_REPLICATE, "in place, sigma 2");
+    expectImageMatches(whole, toHost(out[1], s), Size(), 30.0, 30.0, cv::BORDER_REPLICATE, "in place, sigma 30");
+    // CV_32F output from 8U: the unrounded fixed-point value.
+    auto f = cv::cuda::createGaussianBlurBatch(CV_8UC1, CV_32FC1, Size(), 1.5);
+    std::vector<GpuMat> src2 = {GpuMat(whole)}, out32;
+    f->apply(src2, out32, {}, {}, {}, s);
+    expectImageMatches(whole, toHost(out32[0], s), Size(), 1.5, 1.5, cv::BORDER_REPLICATE, "32F output");
+    // A dst of the right size and type is written where it is (a tensor's memory).
+    std::vector<GpuMat> given = {GpuMat(whole.size(), CV_8UC1)};
+    const uchar* where = given[0].data;
+    cv::cuda::GaussianBlurBatch(src2, given, {1.2}, {}, {}, cv::BORDER_REPLICATE, s);
+    EXPECT_EQ(where, given[0].data);
+    expectImageMatches(whole, toHost(given[0], s), Size(), 1.2, 1.2, cv::BORDER_REPLICATE, "given dst");
+}
+
+TEST(CudaImage_GaussianBatch, a_dst_over_another_images_source_is_refused)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    GpuMat big(100, 100, CV_8UC1, cv::Scalar(1));
+    std::vector<GpuMat> src = {big.rowRange(0, 50), big.rowRange(50, 100)};
+    std::vector<GpuMat> dst = {big.rowRange(50, 100), GpuMat(50, 100, CV_8UC1)};
+    expectError([&] { cv::cuda::GaussianBlurBatch(src, dst, {1.0}, {}, {}, cv::BORDER_REPLICATE); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBatchFilter::apply: dst[0] overlaps the pixels src[1] reads"}, "BADINPUT");
+}
+
+// ---- CUDA graphs: a captured batch replays on new data ------------------------------------------
+
+TEST(CudaImage_GaussianBatch, captured_batch_replays_on_new_data)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const int n = 16;
+    const Size image(96, 80);
+    std::vector<double> sigmas;
+    cv::RNG rng(77);
+    for (int i = 0; i < n; i++)
+        sigmas.push_back(i % 4 == 3 ? 4.5 : rng.uniform(0.1, 2.0));   // fused and large-radius launches
+    Stream s(cudaStreamNonBlocking);
+    const cudaStream_t raw = cv::cuda::StreamAccessor::getStream(s);
+    GpuMat src(image.height * n, image.width, CV_8UC3), dst(src.size(), src.type());
+    auto filter = cv::cuda::createGaussianBlurBatch(CV_8UC3, -1, Size(), 1.0);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaSuccess, cudaStreamBeginCapture(raw, cudaStreamCaptureModeGlobal));
+    filter->applyStacked(src, dst, image.height, sigmas, {}, {}, s);
+    ASSERT_EQ(cudaSuccess, cudaStreamEndCapture(raw, &graph));
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
+    // Another call between capture and replay must not change what the graph replays.
+    std::vector<double> other(n, 3.0);
+    GpuMat src2(src.size(), src.type(), cv::Scalar::all(9)), dst2;
+    filter->applyStacked(src2, dst2, image.height, other, {}, {}, s);
+    for (int round = 0; round < 2; round++)
+    {
+        const Mat input = randomMat(src.size(), src.type(), rng);
+        src.upload(input, s);
+        ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, raw));
+        const Mat got = toHost(dst, s);
+        for (int i = 0; i < n; i++)
+        {
+            const cv::Rect rows(0, i * image.height, image.width, image.height);
+            expectImageMatches(input(rows).clone(), got(rows), Size(), sigmas[i], sigmas[i], cv::BORDER_REPLICATE,
+                               cv::format("round %d image %d", round, i));
+        }
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+}
+
+// ---- bad input: named by index and parameter, before any CUDA call (no GPU needed) -------------
+
+// Headers over memory that is never touched: every case fails before the first CUDA call.
+GpuMat fakeImage(Size size, int type, size_t offset = 0)
+{
+    static uint64_t storage[1];
+    return GpuMat(size.height, size.width, type, reinterpret_cast<uchar*>(storage) + 64 + offset, 0);
+}
+
+TEST(CudaImage_GaussianBatch, bad_input_is_named_by_index)
+{
+    auto filter = cv::cuda::createGaussianBlurBatch(CV_8UC3, -1, Size(), 1.0);
+    const GpuMat a = fakeImage(Size(8, 8), CV_8UC3);
+    std::vector<GpuMat> none, dst;
+    Stream& st = noCudaStream();
+    expectError([&] { filter->apply(none, dst, {}, {}, {}, st); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBatchFilter::apply: src has no images"}, "BADINPUT");
+    std::vector<GpuMat> src = {a, a, GpuMat(), a};
+    expectError([&] { filter->apply(src, dst, {}, {}, {}, st); }, cv::Error::StsBadArg, {"src[2] is empty"}, "BADINPUT");
+    src = {a, a, a, fakeImage(Size(8, 8), CV_8UC1)};
+    expectError([&] { filter->apply(src, dst, {}, {}, {}, st); }, cv::Error::StsUnmatchedFormats,
+                {"src[3] type is CV_8UC1 but the filter was created for srcType CV_8UC3"}, "BADINPUT");
+    src = {a, a, a, a};
+    expectError([&] { filter->apply(src, dst, {1, 2, 3}, {}, {}, st); }, cv::Error::StsUnmatchedSizes,
+                {"sigmaX has 3 values for 4 images"}, "BADINPUT");
+    expectError([&] { filter->apply(src, dst, {1, 2, NAN, 1}, {}, {}, st); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBatchFilter::apply: image 2: sigmaX is nan"}, "BADINPUT");
+    expectError([&] { filter->apply(src, dst, {1.0}, {}, {Size(3, 3), Size(3, 3), Size(3, 3), Size(4, 3)}, st); },
+                cv::Error::StsBadSize, {"image 3: ksize.width is 4"}, "BADINPUT");
+    expectError([&] { filter->apply(src, dst, {1.0}, {1, 1, 1, 1, 1}, {}, st); }, cv::Error::StsUnmatchedSizes,
+                {"sigmaY has 5 values for 4 images"}, "BADINPUT");
+    std::vector<GpuMat> three(3);
+    expectError([&] { filter->apply(src, three, {}, {}, {}, st); }, cv::Error::StsUnmatchedSizes,
+                {"dst has 3 images for 4 in src"}, "BADINPUT");
+    GpuMat out;
+    expectError([&] { filter->applyStacked(fakeImage(Size(8, 10), CV_8UC3), out, 3, {}, {}, {}, st); }, cv::Error::StsBadArg,
+                {"applyStacked: imageRows is 3 for src of 10 rows"}, "BADINPUT");
+    expectError([&] { filter->applyStacked(fakeImage(Size(8, 10), CV_8UC3), out, 0, {}, {}, {}, st); }, cv::Error::StsBadArg,
+                {"imageRows is 0"}, "BADINPUT");
+    expectError([&] { filter->applyStacked(fakeImage(Size(8, 10), CV_8UC3), out, 5, {1.0, 0.0 / 0.0}, {}, {}, st); },
+                cv::Error::StsBadArg, {"applyStacked: image 1: sigmaX is"}, "BADINPUT");
+    expectError([] { cv::cuda::createGaussianBlurBatch(CV_8UC(5), -1, Size(), 1.0); }, cv::Error::StsUnsupportedFormat,
+                {"cv::cuda::createGaussianBlurBatch: srcType is CV_8UC5"}, "BADINPUT");
+    expectError([] { cv::cuda::createGaussianBlurBatch(CV_8UC1, -1, Size(), 1.0, 0, 99); }, cv::Error::StsBadFlag,
+                {"createGaussianBlurBatch: rowBorderMode is 99"}, "BADINPUT");
+    std::vector<GpuMat> one = {a};
+    expectError([&] { cv::cuda::GaussianBlurBatch(one, dst, {}, {}, {}, cv::BORDER_REPLICATE, st); }, cv::Error::StsBadArg,
+                {"cv::cuda::GaussianBlurBatch: sigmaX has no values"}, "BADINPUT");
+    expectError([&] { cv::cuda::GaussianBlurBatch(one, dst, {1.0}, {}, {}, 77, st); }, cv::Error::StsBadFlag,
+                {"cv::cuda::GaussianBlurBatch: borderType is 77"}, "BADINPUT");
+    // Partial overlap of an image's own dst.
+    std::vector<GpuMat> s1 = {fakeImage(Size(8, 8), CV_8UC3)}, d1 = {fakeImage(Size(8, 8), CV_8UC3, 3)};
+    expectError([&] { filter->apply(s1, d1, {}, {}, {}, st); }, cv::Error::StsBadArg, {"dst partly overlaps src"}, "BADINPUT");
+}
+
+}} // namespace opencv_test::<anonymous>
