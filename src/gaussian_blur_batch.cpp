@@ -101,9 +101,17 @@ public:
         std::vector<const KernelEntry*> kernels = checkedKernels(src.size(), sigmaX, sigmaY, ksize, f);
         for (size_t i = 0; i < src.size(); i++)
         {
-            checkImageFits(src[i], srcType_, 2 * kernels[i]->shape.ry + 1, f);
-            if (!dst.empty())
-                checkNoPartialOverlap(src[i], dst[i], dstType_, f);
+            // The single-image checks, their messages given the image's index.
+            try
+            {
+                checkImageFits(src[i], srcType_, 2 * kernels[i]->shape.ry + 1, f);
+                if (!dst.empty())
+                    checkNoPartialOverlap(src[i], dst[i], dstType_, f);
+            }
+            catch (const cv::Exception& e)
+            {
+                CV_Error_(e.code, ("%s (image %zu)", e.err.c_str(), i));
+            }
         }
         checkNoCrossWrites(src, dst, kernels, dstType_, f);
         for (size_t i = 0; i < src.size(); i++)

@@ -296,7 +296,7 @@ TEST(CudaImage_GaussianBatch, bad_input_is_named_by_index)
                 {"applyStacked: imageRows is 3 for src of 10 rows"}, "BADINPUT");
     expectError([&] { filter->applyStacked(fakeImage(Size(8, 10), CV_8UC3), out, 0, {}, {}, {}, st); }, cv::Error::StsBadArg,
                 {"imageRows is 0"}, "BADINPUT");
-    expectError([&] { filter->applyStacked(fakeImage(Size(8, 10), CV_8UC3), out, 5, {1.0, 0.0 / 0.0}, {}, {}, st); },
+    expectError([&] { filter->applyStacked(fakeImage(Size(8, 10), CV_8UC3), out, 5, {1.0, NAN}, {}, {}, st); },
                 cv::Error::StsBadArg, {"applyStacked: image 1: sigmaX is"}, "BADINPUT");
     expectError([] { cv::cuda::createGaussianBlurBatch(CV_8UC(5), -1, Size(), 1.0); }, cv::Error::StsUnsupportedFormat,
                 {"cv::cuda::createGaussianBlurBatch: srcType is CV_8UC5"}, "BADINPUT");
@@ -309,7 +309,7 @@ TEST(CudaImage_GaussianBatch, bad_input_is_named_by_index)
                 {"cv::cuda::GaussianBlurBatch: borderType is 77"}, "BADINPUT");
     // Partial overlap of an image's own dst.
     std::vector<GpuMat> s1 = {fakeImage(Size(8, 8), CV_8UC3)}, d1 = {fakeImage(Size(8, 8), CV_8UC3, 3)};
-    expectError([&] { filter->apply(s1, d1, {}, {}, {}, st); }, cv::Error::StsBadArg, {"dst partly overlaps src"}, "BADINPUT");
+    expectError([&] { filter->apply(s1, d1, {}, {}, {}, st); }, cv::Error::StsBadArg, {"dst partly overlaps src; use the same matrix (in place) or separate memory (image 0)"}, "BADINPUT");
 }
 
 }} // namespace opencv_test::<anonymous>

@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 import cv2
 import cv2.cudaimage.dask
+import cv2.cudaimage.tensor
 import dask.array as da
 
 
@@ -41,6 +42,22 @@ def blur_gpumat(image: npt.NDArray[np.uint8], sigma: float) -> cv2.typing.MatLik
 def blur_batch(images: list[npt.NDArray[np.uint8]], sigma: float) -> list[cv2.typing.MatLike]:
     """cv2.cuda.processBatchGaussian: a list of images over every GPU."""
     return list(cv2.cuda.processBatchGaussian(images, (0, 0), sigma))
+
+
+def blur_gpumat_batch(images: list[npt.NDArray[np.uint8]], sigmas: list[float], stream: cv2.cuda.Stream) -> list[cv2.cuda.GpuMat]:
+    """cv2.cuda.createGaussianBlurBatch / cv2.cuda.GaussianBlurBatch: lists and stacked images, per-image sigma."""
+    src = [cv2.cuda.GpuMat(i) for i in images]
+    f: cv2.cuda.GaussianBatchFilter = cv2.cuda.createGaussianBlurBatch(cv2.CV_8UC1, -1, (0, 0), 1.0)
+    out: list[cv2.cuda.GpuMat] = list(f.apply(src, [], sigmas, [], [], stream))
+    stacked = cv2.cuda.GpuMat(np.vstack(images))
+    blurred: cv2.cuda.GpuMat = f.applyStacked(stacked, cv2.cuda.GpuMat(), images[0].shape[0], sigmas, stream=stream)
+    assert f.srcType() == f.dstType() and blurred.size() == stacked.size()
+    return list(cv2.cuda.GaussianBlurBatch(src, out, sigmas, stream=stream))
+
+
+def blur_tensor(x: object, sigmas: list[float]) -> object:
+    """cv2.cudaimage.tensor.gaussian_blur_batch: a PyTorch or CuPy batch, blurred where it lies."""
+    return cv2.cudaimage.tensor.gaussian_blur_batch(x, sigmas, layout="NHWC", border=cv2.BORDER_REFLECT_101)
 
 
 def device_views(m: cv2.cuda.SyncedMat, stream: cv2.cuda.Stream) -> tuple[int, int]:

@@ -1,0 +1,247 @@
+"""A batch of images held by a PyTorch or CuPy tensor (or any ``__cuda_array_interface__`` or DLPack
+producer), blurred in place in the GPU memory it already has: ``cv2.cudaimage.tensor``.
+
+``gaussian_blur_batch(x, sigma)`` blurs every image of ``x`` with its own sigma, each result identical
+to ``cv2.GaussianBlur`` on that image for uint8 and uint16 (int16 within 1 level, float32 within
+1e-5 and float64 within 1e-12 of the largest absolute input value), by
+``cv2.cuda.GaussianBatchFilter.applyStacked`` over ``cv2.cuda.createGpuMatFromCudaMemory`` views of the
+tensor: no copy in, no copy out, and a number of kernel launches that does not grow with the batch.
+
+Layouts: ``"NHWC"`` (N, H, W, C) with C = 1 to 4, ``"NCHW"`` (N, C, H, W) (each channel plane is
+blurred as an image of its own, with its image's sigma) and ``"NHW"`` (N, H, W). A 4-D tensor whose
+layout is not given is NHWC when its last dimension is 1 to 4 and its second is not, NCHW in the
+opposite case, and refused as ambiguous otherwise. Rows must be contiguous (unit stride across
+width and channels); images and planes may lie apart (a slice of a larger batch): such a batch is
+passed as a list of views (``GaussianBatchFilter.apply``), still without a copy.
+
+Types: uint8, uint16, int16, float32, float64.
+
+Stream: by default the producer's current stream (``torch.cuda.current_stream()``,
+``cupy.cuda.get_current_stream()``), so the blur is ordered after the work that made ``x`` and before
+the work that reads the result; or ``stream=`` a ``cv2.cuda.Stream``, a torch or CuPy stream, or a raw
+``cudaStream_t`` handle. The call is asynchronous: it returns once the work is enqueued. With a stream
+other than the one the tensors' allocator uses, keep ``x`` and ``out`` alive until that stream has
+run (``tensor.record_stream`` in PyTorch).
+
+Results: ``out=None`` allocates a tensor of the producer's library like ``x`` (``torch.empty_like``,
+``cupy.empty_like``) and returns it; ``out=x`` blurs in place; any other ``out`` of ``x``'s shape and
+dtype is written and returned (it must not overlap ``x`` otherwise).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import cv2
+
+__all__ = ["gaussian_blur_batch"]
+
+_DEPTHS = {"u1": cv2.CV_8U, "u2": cv2.CV_16U, "i2": cv2.CV_16S, "f4": cv2.CV_32F, "f8": cv2.CV_64F}
+_filters: dict[tuple[int, int, int], Any] = {}
+
+
+class _View:
+    """What the CUDA array interface says of one array: pointer, shape, strides in bytes, depth."""
+
+    def __init__(self, obj: Any, name: str):
+        self.obj = obj
+        cai = _interface(obj, name)
+        typestr = cai["typestr"]
+        if typestr[1:] not in _DEPTHS or (typestr[0] == ">" and typestr[2] != "1"):
+            raise TypeError("gaussian_blur_batch: %s has dtype %s; allowed: uint8, uint16, int16, float32, float64"
+                            % (name, typestr))
+        self.depth = _DEPTHS[typestr[1:]]
+        self.itemsize = int(typestr[2:])
+        self.shape = tuple(int(n) for n in cai["shape"])
+        strides = cai.get("strides")
+        if strides is None:                                  # C-contiguous
+            strides, step = [], self.itemsize
+            for n in reversed(self.shape):
+                strides.insert(0, step)
+                step *= n
+        self.strides = tuple(int(s) for s in strides)
+        self.ptr = int(cai["data"][0])
+        if cai["data"][1] and name == "out":
+            raise ValueError("gaussian_blur_batch: out is read-only")
+        self.stream = cai.get("stream")
+
+
+def _interface(obj: Any, name: str) -> dict[str, Any]:
+    if hasattr(obj, "__cuda_array_interface__"):
+        try:
+            return obj.__cuda_array_interface__
+        except RuntimeError:                                 # a torch tensor that requires grad
+            if hasattr(obj, "detach"):
+                return obj.detach().__cuda_array_interface__
+            raise
+    if hasattr(obj, "__dlpack__"):
+        for lib in ("cupy", "torch"):
+            try:
+                mod = __import__(lib)
+                return mod.from_dlpack(obj).__cuda_array_interface__
+            except ImportError:
+                continue
+    raise TypeError("gaussian_blur_batch: %s (%s) is not a CUDA array (no __cuda_array_interface__ or __dlpack__)"
+                    % (name, type(obj).__name__))
+
+
+def _library(obj: Any) -> str:
+    mod = type(obj).__module__.split(".")[0]
+    return mod if mod in ("torch", "cupy") else ""
+
+
+def _layout_of(v: _View, layout: str | None) -> str:
+    if v.shape and len(v.shape) == 3 and layout in (None, "NHW"):
+        return "NHW"
+    if len(v.shape) != 4:
+        raise ValueError("gaussian_blur_batch: x has shape %s; allowed: 4 dimensions (NHWC, NCHW) or 3 (NHW)"
+                         % (v.shape,))
+    if layout is not None:
+        if layout not in ("NHWC", "NCHW"):
+            raise ValueError("gaussian_blur_batch: layout is %r; allowed: 'NHWC', 'NCHW', 'NHW' or None" % layout)
+        return layout
+    last, second = v.shape[3] <= 4, v.shape[1] <= 4
+    if last and not second:
+        return "NHWC"
+    if second and not last:
+        return "NCHW"
+    raise ValueError("gaussian_blur_batch: the layout of shape %s is ambiguous; pass layout='NHWC' or 'NCHW'"
+                     % (v.shape,))
+
+
+def _images(v: _View, layout: str, name: str):
+    """(cv type, image rows, cols, row step, pointer of each image (NCHW: each plane), whether they
+    lie one below the other at one row step (one matrix), planes per image) for a view."""
+    if layout == "NHWC":
+        n, h, w, c = v.shape
+        sn, sh, sw, sc = v.strides
+        if not 1 <= c <= 4:
+            raise ValueError("gaussian_blur_batch: %s has %d channels (NHWC); allowed: 1 to 4" % (name, c))
+        if (sc != v.itemsize and c > 1) or sw != c * v.itemsize:
+            raise ValueError("gaussian_blur_batch: %s rows are not contiguous (strides %s); call .contiguous() "
+                             "(PyTorch) or cupy.ascontiguousarray first" % (name, v.strides))
+        planes = [v.ptr + i * sn for i in range(n)]
+        cn, step = c, sh
+    else:
+        if layout == "NCHW":
+            n, c, h, w = v.shape
+            sn, sc, sh, sw = v.strides
+        else:
+            (n, h, w), c = v.shape, 1
+            (sn, sh, sw), sc = v.strides, 0
+        if sw != v.itemsize:
+            raise ValueError("gaussian_blur_batch: %s rows are not contiguous (strides %s); call .contiguous() "
+                             "(PyTorch) or cupy.ascontiguousarray first" % (name, v.strides))
+        planes = [v.ptr + i * sn + k * sc for i in range(n) for k in range(c)]
+        cn, step = 1, sh
+    stacked = step >= w * cn * v.itemsize and all(p == planes[0] + i * h * step for i, p in enumerate(planes))
+    return cv2.CV_MAKETYPE(v.depth, cn), h, w, step, planes, stacked, c
+
+
+def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
+    if sigma is None:
+        return []
+    if isinstance(sigma, (int, float)):
+        return [float(sigma)]
+    if hasattr(sigma, "tolist"):                              # NumPy, CuPy, torch (a device tensor waits for it)
+        sigma = sigma.tolist()
+    values = [float(s) for s in sigma]
+    if len(values) not in (1, n):
+        raise ValueError("gaussian_blur_batch: %s has %d values for %d images; allowed: one or one per image"
+                         % (name, len(values), n))
+    if len(values) == 1 or per_plane == 1:
+        return values
+    return [s for s in values for _ in range(per_plane)]
+
+
+def _ksizes(ksize: Any, n: int, per_plane: int) -> list[tuple[int, int]]:
+    if ksize is None:
+        return []
+    if isinstance(ksize, int):
+        return [(ksize, ksize)]
+    if len(ksize) == 2 and all(isinstance(k, int) for k in ksize):
+        return [(int(ksize[0]), int(ksize[1]))]
+    sizes = [(k, k) if isinstance(k, int) else (int(k[0]), int(k[1])) for k in ksize]
+    if len(sizes) not in (1, n):
+        raise ValueError("gaussian_blur_batch: ksize has %d values for %d images; allowed: one or one per image"
+                         % (len(sizes), n))
+    return sizes if len(sizes) == 1 or per_plane == 1 else [s for s in sizes for _ in range(per_plane)]
+
+
+def _cv_stream(stream: Any, x: Any) -> Any:
+    if isinstance(stream, cv2.cuda.Stream):
+        return stream
+    if stream is None:
+        lib = _library(x)
+        if lib == "torch":
+            import torch
+            stream = torch.cuda.current_stream(x.device).cuda_stream
+        elif lib == "cupy":
+            import cupy
+            stream = cupy.cuda.get_current_stream().ptr
+        else:
+            stream = 0
+    elif hasattr(stream, "cuda_stream"):
+        stream = stream.cuda_stream
+    elif hasattr(stream, "ptr"):
+        stream = stream.ptr
+    handle = int(stream)
+    if handle in (0, 1):                                     # the legacy default stream
+        return cv2.cuda.Stream.Null() if hasattr(cv2.cuda.Stream, "Null") else cv2.cuda.Stream_Null()
+    return cv2.cuda.wrapStream(handle)
+
+
+def _filter(cv_type: int, border: int) -> Any:
+    key = (cv_type, border, cv2.cuda.getDevice())
+    f = _filters.get(key)
+    if f is None:
+        f = _filters[key] = cv2.cuda.createGaussianBlurBatch(cv_type, -1, (0, 0), 1.0, 0.0, border)
+    return f
+
+
+def gaussian_blur_batch(x: Any, sigma: float | Sequence[float] | Any, sigma_y: float | Sequence[float] | Any = None,
+                        ksize: int | tuple[int, int] | Sequence[Any] | None = None, *, layout: str | None = None,
+                        out: Any = None, border: int = cv2.BORDER_REPLICATE, stream: Any = None) -> Any:
+    """Blurs every image of the batch ``x`` with its own Gaussian; returns the result tensor.
+
+    ``sigma``: one value, or one per image (a sequence, NumPy array or tensor of N values);
+    ``sigma_y``: the same, None for sigma; ``ksize``: None (from sigma, OpenCV's rule), an odd int or
+    (width, height), or one per image. ``layout``: 'NHWC', 'NCHW', 'NHW' or None (see the module).
+    ``out``: None (a new tensor like ``x``), ``x`` (in place) or a tensor of x's shape and dtype.
+    ``border``: cv2.BORDER_REPLICATE (default), BORDER_REFLECT_101, BORDER_REFLECT, BORDER_WRAP,
+    BORDER_CONSTANT. ``stream``: None (the producer's current stream) or a stream (see the module).
+    """
+    src = _View(x, "x")
+    lay = _layout_of(src, layout)
+    if out is None:
+        lib = _library(x)
+        if lib == "torch":
+            import torch
+            out = torch.empty_like(x)
+        elif lib == "cupy":
+            import cupy
+            out = cupy.empty_like(x)
+        else:
+            raise TypeError("gaussian_blur_batch: x is a %s; pass out= (a CUDA array of x's shape and dtype)"
+                            % type(x).__name__)
+    dst = _View(out, "out")
+    if dst.shape != src.shape or dst.depth != src.depth:
+        raise ValueError("gaussian_blur_batch: out has shape %s and dtype depth %d; x has %s and %d"
+                         % (dst.shape, dst.depth, src.shape, src.depth))
+    cv_type, h, w, step, planes, stacked, per_plane = _images(src, lay, "x")
+    _, _, _, dstep, dplanes, dstacked, _ = _images(dst, lay, "out")
+    n = src.shape[0]
+    sx = _sigmas(sigma, n, per_plane, "sigma")
+    sy = _sigmas(sigma_y, n, per_plane, "sigma_y")
+    ks = _ksizes(ksize, n, per_plane)
+    s = _cv_stream(stream, x)
+    f = _filter(cv_type, border)
+    if stacked and dstacked:
+        rows = h * len(planes)
+        g_src = cv2.cuda.createGpuMatFromCudaMemory(rows, w, cv_type, planes[0], step)
+        g_dst = cv2.cuda.createGpuMatFromCudaMemory(rows, w, cv_type, dplanes[0], dstep)
+        f.applyStacked(g_src, g_dst, h, sx, sy, ks, s)
+    else:
+        g_src = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, step) for p in planes]
+        g_dst = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, dstep) for p in dplanes]
+        f.apply(g_src, g_dst, sx, sy, ks, s)
+    return out

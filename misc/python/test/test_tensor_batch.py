@@ -1,0 +1,196 @@
+"""The batched Gaussian blur from Python: cv2.cuda.createGaussianBlurBatch / cv2.cuda.GaussianBlurBatch
+on lists of GpuMats and stacked images, and cv2.cudaimage.tensor.gaussian_blur_batch on PyTorch and
+CuPy tensors (NHWC, NCHW, NHW; every dtype; per-image sigma), each image against cv2.GaussianBlur on
+the host (uint8 / uint16 identical). Zero copy is checked by pointer (out= and in place keep the
+tensor's memory), stream order by blurring on a side stream right after the producer's work there.
+
+Argument checks run without a GPU (they fail before any CUDA call); the rest skips without a CUDA
+device, and the tensor cases without PyTorch or CuPy.
+"""
+import unittest
+
+import numpy as np
+import cv2
+
+from cudaimage_test_support import gpu_available, torch_cannot_run
+
+try:
+    import torch
+    HAVE_TORCH = torch.cuda.is_available() and torch_cannot_run() is None
+except ImportError:
+    torch = None
+    HAVE_TORCH = False
+
+try:
+    import cupy
+    cupy.cuda.runtime.getDeviceCount()
+    HAVE_CUPY = True
+except Exception:   # no CuPy, or no device for it
+    cupy = None
+    HAVE_CUPY = False
+
+from cv2.cudaimage import tensor as cit
+
+TOL = {np.uint8: 0, np.uint16: 0, np.int16: 1, np.float32: 1e-5, np.float64: 1e-12}
+
+
+def random_batch(rng, shape, dtype):
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtype)
+    return (rng.random(shape) * 200 - 100).astype(dtype)
+
+
+def cpu_blur(img, sigma, ksize=(0, 0), border=cv2.BORDER_REPLICATE):
+    return cv2.GaussianBlur(img, ksize, sigma, sigmaY=sigma, borderType=border)
+
+
+class ArgumentsTest(unittest.TestCase):
+    """Refused before any CUDA call (no GPU needed)."""
+
+    def test_factory_checks_its_arguments(self):
+        with self.assertRaisesRegex(cv2.error, "createGaussianBlurBatch: srcType is CV_8UC5"):
+            cv2.cuda.createGaussianBlurBatch(cv2.CV_8UC(5), -1, (0, 0), 1.0)
+        with self.assertRaisesRegex(cv2.error, "createGaussianBlurBatch: rowBorderMode is 99"):
+            cv2.cuda.createGaussianBlurBatch(cv2.CV_8UC1, -1, (0, 0), 1.0, 0, 99)
+
+    def test_tensor_helper_refuses_what_it_cannot_view(self):
+        with self.assertRaisesRegex(TypeError, "not a CUDA array"):
+            cit.gaussian_blur_batch(np.zeros((2, 8, 8, 3), np.uint8), 1.0)
+
+
+@unittest.skipUnless(gpu_available(), "needs a CUDA device")
+class GpuMatBatchTest(unittest.TestCase):
+    def test_list_with_per_image_sigma_and_sizes(self):
+        rng = np.random.default_rng(1)
+        imgs = [random_batch(rng, (h, w, 3), np.uint8) for h, w in ((31, 40), (224, 224), (5, 3), (100, 17))]
+        sigmas = [0.1, 1.5, 2.0, 5.0]
+        src = [cv2.cuda.GpuMat(i) for i in imgs]
+        dst = cv2.cuda.GaussianBlurBatch(src, [], sigmas)
+        self.assertEqual(len(dst), len(imgs))
+        for i, (img, s) in enumerate(zip(imgs, sigmas)):
+            np.testing.assert_array_equal(dst[i].download(), cpu_blur(img, s), err_msg="image %d" % i)
+
+    def test_stacked_images_and_in_place(self):
+        rng = np.random.default_rng(2)
+        batch = random_batch(rng, (8 * 64, 48), np.uint16)
+        sigmas = list(rng.uniform(0.1, 3.0, 8))
+        f = cv2.cuda.createGaussianBlurBatch(cv2.CV_16UC1, -1, (0, 0), 1.0)
+        g = cv2.cuda.GpuMat(batch)
+        out = f.applyStacked(g, None, 64, sigmas)
+        ptr = g.cudaPtr()
+        f.applyStacked(g, g, 64, sigmas)                      # in place
+        self.assertEqual(ptr, g.cudaPtr())
+        for name, got in (("out", out.download()), ("in place", g.download())):
+            for i in range(8):
+                np.testing.assert_array_equal(got[64 * i:64 * (i + 1)], cpu_blur(batch[64 * i:64 * (i + 1)], sigmas[i]),
+                                              err_msg="%s image %d" % (name, i))
+
+    def test_bad_sigma_is_named_by_index(self):
+        src = [cv2.cuda.GpuMat(np.zeros((8, 8), np.uint8)) for _ in range(3)]
+        with self.assertRaisesRegex(cv2.error, "image 1: sigmaX is nan"):
+            cv2.cuda.GaussianBlurBatch(src, [], [1.0, float("nan"), 1.0])
+        with self.assertRaisesRegex(cv2.error, "sigmaX has 2 values for 3 images"):
+            cv2.cuda.GaussianBlurBatch(src, [], [1.0, 2.0])
+
+
+def _check_batch(test, host, got, sigmas, layout, tol):
+    """Every image (NCHW: every plane with its image's sigma) against cv2.GaussianBlur."""
+    for i in range(host.shape[0]):
+        s = float(sigmas[i])
+        if layout == "NCHW":
+            for c in range(host.shape[1]):
+                want = cpu_blur(host[i, c], s)
+                np.testing.assert_allclose(got[i, c], want, rtol=0, atol=tol * max(1.0, float(np.abs(host).max())),
+                                           err_msg="image %d plane %d sigma %g" % (i, c, s))
+        else:
+            want = cpu_blur(host[i], s)
+            g = got[i]
+            if want.ndim == 2 and g.ndim == 3:
+                g = g[:, :, 0]
+            np.testing.assert_allclose(g, want, rtol=0, atol=tol * max(1.0, float(np.abs(host).max())) if tol else 0,
+                                       err_msg="image %d sigma %g" % (i, s))
+
+
+@unittest.skipUnless(gpu_available() and HAVE_TORCH, "needs a CUDA device and PyTorch")
+class TorchTensorTest(unittest.TestCase):
+    def test_layouts_and_dtypes(self):
+        rng = np.random.default_rng(3)
+        cases = [("NHWC", (16, 40, 36, 3), np.uint8), ("NCHW", (6, 3, 33, 41), np.float32),
+                 ("NHWC", (5, 24, 20, 1), np.uint16), ("NHW", (7, 19, 23), np.int16),
+                 ("NHWC", (3, 17, 15, 4), np.float64), ("NCHW", (4, 2, 30, 30), np.uint8)]
+        for layout, shape, dtype in cases:
+            with self.subTest(layout=layout, shape=shape, dtype=dtype.__name__):
+                host = random_batch(rng, shape, dtype)
+                x = torch.from_numpy(host).cuda()
+                sigmas = torch.tensor(rng.uniform(0.1, 2.0, shape[0]))
+                y = cit.gaussian_blur_batch(x, sigmas, layout=layout)
+                self.assertIsInstance(y, torch.Tensor)
+                self.assertEqual(y.shape, x.shape)
+                _check_batch(self, host, y.cpu().numpy(), sigmas.numpy(), layout, TOL[dtype])
+
+    def test_out_and_in_place_keep_the_memory(self):
+        rng = np.random.default_rng(4)
+        host = random_batch(rng, (32, 224, 224, 3), np.uint8)
+        x = torch.from_numpy(host).cuda()
+        out = torch.empty_like(x)
+        ptr = out.data_ptr()
+        sigmas = rng.uniform(0.1, 2.0, 32)
+        y = cit.gaussian_blur_batch(x, list(sigmas), out=out)
+        self.assertIs(y, out)
+        self.assertEqual(ptr, y.data_ptr())
+        xp = x.data_ptr()
+        z = cit.gaussian_blur_batch(x, sigmas, out=x)           # in place
+        self.assertEqual(xp, z.data_ptr())
+        torch.cuda.synchronize()
+        _check_batch(self, host, y.cpu().numpy(), sigmas, "NHWC", 0)
+        _check_batch(self, host, z.cpu().numpy(), sigmas, "NHWC", 0)
+
+    def test_a_slice_of_a_batch_and_channels_last(self):
+        rng = np.random.default_rng(5)
+        host = random_batch(rng, (10, 3, 28, 28), np.float32)
+        x = torch.from_numpy(host).cuda()
+        part = x[::2]                                           # images apart: a list of views
+        y = cit.gaussian_blur_batch(part, 1.3, layout="NCHW")
+        _check_batch(self, host[::2], y.cpu().numpy(), [1.3] * 5, "NCHW", 1e-5)
+        cl = x.contiguous(memory_format=torch.channels_last)    # NCHW shape, NHWC memory
+        y = cit.gaussian_blur_batch(cl.permute(0, 2, 3, 1), 0.8, layout="NHWC")
+        _check_batch(self, host.transpose(0, 2, 3, 1), y.cpu().numpy(), [0.8] * 10, "NHWC", 1e-5)
+        with self.assertRaisesRegex(ValueError, "rows are not contiguous"):
+            cit.gaussian_blur_batch(x.transpose(2, 3), 1.0, layout="NCHW")
+        with self.assertRaisesRegex(ValueError, "ambiguous"):
+            cit.gaussian_blur_batch(torch.zeros((2, 3, 3, 3), dtype=torch.uint8, device="cuda"), 1.0)
+
+    def test_ordered_with_the_producers_stream(self):
+        rng = np.random.default_rng(6)
+        host = random_batch(rng, (64, 128, 128, 3), np.uint8)
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            x = torch.from_numpy(host).pin_memory().cuda(non_blocking=True)   # made on s
+            x = x.flip(0).flip(0)                                   # more work on s
+            y = cit.gaussian_blur_batch(x, 1.7)                      # on s: after the copy
+            z = y.clone()                                            # on s: after the blur
+        s.synchronize()
+        _check_batch(self, host, z.cpu().numpy(), [1.7] * 64, "NHWC", 0)
+
+
+@unittest.skipUnless(gpu_available() and HAVE_CUPY, "needs a CUDA device and CuPy")
+class CupyTensorTest(unittest.TestCase):
+    def test_nhwc_and_nchw(self):
+        rng = np.random.default_rng(7)
+        for layout, shape, dtype in (("NHWC", (12, 50, 40, 3), np.uint8), ("NCHW", (3, 4, 21, 33), np.float32)):
+            with self.subTest(layout=layout):
+                host = random_batch(rng, shape, dtype)
+                x = cupy.asarray(host)
+                sigmas = cupy.asarray(rng.uniform(0.1, 2.0, shape[0]))
+                y = cit.gaussian_blur_batch(x, sigmas, layout=layout)
+                self.assertIsInstance(y, cupy.ndarray)
+                _check_batch(self, host, cupy.asnumpy(y), cupy.asnumpy(sigmas), layout, TOL[dtype])
+                ptr = x.data.ptr
+                cit.gaussian_blur_batch(x, sigmas, layout=layout, out=x)
+                self.assertEqual(ptr, x.data.ptr)
+                _check_batch(self, host, cupy.asnumpy(x), cupy.asnumpy(sigmas), layout, TOL[dtype])
+
+
+if __name__ == "__main__":
+    unittest.main()
