@@ -89,6 +89,11 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
     const int tileE0 = blockIdx.x * G::kTile;                       // ROI element of the first output
     const int E = p.roiX * Cn + tileE0 - G::kHalo + 4 * threadIdx.x; // whole-image element of my column
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
+    // Columns that no output of the tile reads (past the image's last item and its halo) are not
+    // summed: in a narrow image's tile most threads would otherwise take the bordered loads for
+    // nothing while the block waits for them at its barrier.
+    const int needEnd = ::min(tileE0 + G::kTile, roundUp(elements, G::kItem)) + G::kHalo;
+    const bool needed = tileE0 - G::kHalo + 4 * static_cast<int>(threadIdx.x) < needEnd;
 
     for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
     {
@@ -98,86 +103,89 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
         const bool rowsInside = firstRow >= 0 && firstRow + kRows + 2 * R <= p.wholeHeight;
 
         // 1. vertical
-        if constexpr (Depth == CV_8U)
+        if (needed)
         {
-            constexpr int kGroups = (kRows + 2 * R + 3) / 4;
-            // Every source word first (memory-level parallelism), then the arithmetic.
-            uint32_t w[4 * kGroups];
-            if (vec && rowsInside)
+            if constexpr (Depth == CV_8U)
             {
-                const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
-#pragma unroll
-                for (int j = 0; j < 4 * kGroups; j++)
-                    w[j] = j < kRows + 2 * R ? __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep))) : 0u;
-            }
-            else
-            {
-#pragma unroll
-                for (int j = 0; j < 4 * kGroups; j++)
-                    w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
-            }
-            uint32_t acc[kRows][4];
-            fillAcc(acc, kDp4aBias);
-#pragma unroll
-            for (int g = 0; g < kGroups; g++)
-            {
-                uint32_t x[4];
-                transpose4x4(w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3], x);
-#pragma unroll
-                for (int v = 0; v < kRows; v++)
+                constexpr int kGroups = (kRows + 2 * R + 3) / 4;
+                // Every source word first (memory-level parallelism), then the arithmetic.
+                uint32_t w[4 * kGroups];
+                if (vec && rowsInside)
                 {
-                    const int ph = v & 3, q = g - (v >> 2);
-                    if (q >= 0 && 4 * q - ph <= 2 * R)
-#pragma unroll
-                        for (int c = 0; c < 4; c++)
-                            acc[v][c] = __dp4a(x[c], taps.vw[ph][q], acc[v][c]);
+                    const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
+    #pragma unroll
+                    for (int j = 0; j < 4 * kGroups; j++)
+                        w[j] = j < kRows + 2 * R ? __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep))) : 0u;
                 }
-            }
-            storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
-        }
-        else
-        {
-            typedef typename D::VerticalAcc A;   // 16U: uint32 (exact), else W
-            A acc[kRows][4];
-            fillAcc(acc, A(0));
-            // Row j's four elements into the sums of the output rows it meets (in order of j). The
-            // taps are read by constant index from the parameter (16U: its integer copy).
-            auto accumulate = [&](int j, const A (&x)[4]) {
-#pragma unroll
-                for (int v = 0; v < kRows; v++)
-                    if (j - v >= 0 && j - v <= 2 * R && (!Padded || abs(j - v - R) <= taps.ry))
+                else
+                {
+    #pragma unroll
+                    for (int j = 0; j < 4 * kGroups; j++)
+                        w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
+                }
+                uint32_t acc[kRows][4];
+                fillAcc(acc, kDp4aBias);
+    #pragma unroll
+                for (int g = 0; g < kGroups; g++)
+                {
+                    uint32_t x[4];
+                    transpose4x4(w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3], x);
+    #pragma unroll
+                    for (int v = 0; v < kRows; v++)
                     {
-                        const A t = verticalTaps<A>(taps)[j - v];
-#pragma unroll
-                        for (int c = 0; c < 4; c++)
-                            acc[v][c] += t * x[c];
+                        const int ph = v & 3, q = g - (v >> 2);
+                        if (q >= 0 && 4 * q - ph <= 2 * R)
+    #pragma unroll
+                            for (int c = 0; c < 4; c++)
+                                acc[v][c] = __dp4a(x[c], taps.vw[ph][q], acc[v][c]);
                     }
-            };
-            // 64F keeps the one loop: loads ahead of its double sums spill at the 128-register cap.
-            if (sizeof(Src) < 8 && vec && rowsInside)
-            {
-                // Straight-line vector loads (no edge call between them), so that the compiler
-                // issues them ahead of the arithmetic, as the 8U branch does explicitly.
-                const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep);
-#pragma unroll
-                for (int j = 0; j < kRows + 2 * R; j++)
-                {
-                    A x[4];
-                    load4Vec<Src>(reinterpret_cast<const Src*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
-                    accumulate(j, x);
                 }
+                storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
             }
             else
             {
-#pragma unroll
-                for (int j = 0; j < kRows + 2 * R; j++)
+                typedef typename D::VerticalAcc A;   // 16U: uint32 (exact), else W
+                A acc[kRows][4];
+                fillAcc(acc, A(0));
+                // Row j's four elements into the sums of the output rows it meets (in order of j). The
+                // taps are read by constant index from the parameter (16U: its integer copy).
+                auto accumulate = [&](int j, const A (&x)[4]) {
+    #pragma unroll
+                    for (int v = 0; v < kRows; v++)
+                        if (j - v >= 0 && j - v <= 2 * R && (!Padded || abs(j - v - R) <= taps.ry))
+                        {
+                            const A t = verticalTaps<A>(taps)[j - v];
+    #pragma unroll
+                            for (int c = 0; c < 4; c++)
+                                acc[v][c] += t * x[c];
+                        }
+                };
+                // 64F keeps the one loop: loads ahead of its double sums spill at the 128-register cap.
+                if (sizeof(Src) < 8 && vec && rowsInside)
                 {
-                    A x[4];
-                    load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
-                    accumulate(j, x);
+                    // Straight-line vector loads (no edge call between them), so that the compiler
+                    // issues them ahead of the arithmetic, as the 8U branch does explicitly.
+                    const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep);
+    #pragma unroll
+                    for (int j = 0; j < kRows + 2 * R; j++)
+                    {
+                        A x[4];
+                        load4Vec<Src>(reinterpret_cast<const Src*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
+                        accumulate(j, x);
+                    }
                 }
+                else
+                {
+    #pragma unroll
+                    for (int j = 0; j < kRows + 2 * R; j++)
+                    {
+                        A x[4];
+                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+                        accumulate(j, x);
+                    }
+                }
+                storeVertical<G::kStride>(acc, vert);
             }
-            storeVertical<G::kStride>(acc, vert);
         }
         __syncthreads();
 

@@ -104,6 +104,11 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
     const int tileE0 = blockIdx.x * tile;
     const int E = p.roiX * Cn + tileE0 - halo + 4 * threadIdx.x;
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
+    // Columns that no output of the tile reads (past the image's last item and its halo) are not
+    // summed: in a narrow image's tile most threads would otherwise take the bordered loads for
+    // nothing while the block waits for them at its barrier.
+    const int needEnd = ::min(tileE0 + tile, roundUp(elements, G::kItem)) + halo;
+    const bool needed = tileE0 - halo + 4 * static_cast<int>(threadIdx.x) < needEnd;
 
     for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
     {
@@ -114,172 +119,175 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
         const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep);
 
         // 1. vertical
-        if constexpr (Depth == CV_8U)
+        if (needed)
         {
-            const int groups = rowsRead / 4;
-            uint32_t acc[kRows][4];
-            fillAcc(acc, kDp4aBias);
-            // ring[(g - a) & 3] = vw[g - a + 3]: the words of output rows 4a..4a+3 for group g.
-            uint4 ring[4];
-#pragma unroll
-            for (int a = 1; a < 4; a++)
-                ring[(4 - a) & 3] = *reinterpret_cast<const uint4*>(taps.vw[3 - a]);
-            for (int g0 = 0; g0 < groups; g0 += 4)
+            if constexpr (Depth == CV_8U)
             {
-#pragma unroll
-                for (int u = 0; u < 4; u++)
+                const int groups = rowsRead / 4;
+                uint32_t acc[kRows][4];
+                fillAcc(acc, kDp4aBias);
+                // ring[(g - a) & 3] = vw[g - a + 3]: the words of output rows 4a..4a+3 for group g.
+                uint4 ring[4];
+    #pragma unroll
+                for (int a = 1; a < 4; a++)
+                    ring[(4 - a) & 3] = *reinterpret_cast<const uint4*>(taps.vw[3 - a]);
+                for (int g0 = 0; g0 < groups; g0 += 4)
                 {
-                    const int g = g0 + u;
-                    if (g >= groups)
-                        break;
-                    ring[u] = *reinterpret_cast<const uint4*>(taps.vw[g + 3]);
-                    uint32_t w[4], x[4];
-                    if (fast)
+    #pragma unroll
+                    for (int u = 0; u < 4; u++)
                     {
-#pragma unroll
-                        for (int i = 0; i < 4; i++)
-                            w[i] = __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(4 * g + i) * static_cast<ptrdiff_t>(p.srcStep) + E));
-                    }
-                    else
-                    {
-#pragma unroll
-                        for (int i = 0; i < 4; i++)
-                            w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, 4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
-                    }
-                    transpose4x4(w[0], w[1], w[2], w[3], x);
-#pragma unroll
-                    for (int a = 0; a < kRows / 4; a++)
-                    {
-                        const uint4 t = ring[(u - a) & 3];
-                        const uint32_t tw[4] = {t.x, t.y, t.z, t.w};
-#pragma unroll
-                        for (int ph = 0; ph < 4; ph++)
-#pragma unroll
-                            for (int c = 0; c < 4; c++)
-                                acc[4 * a + ph][c] = __dp4a(x[c], tw[ph], acc[4 * a + ph][c]);
+                        const int g = g0 + u;
+                        if (g >= groups)
+                            break;
+                        ring[u] = *reinterpret_cast<const uint4*>(taps.vw[g + 3]);
+                        uint32_t w[4], x[4];
+                        if (fast)
+                        {
+    #pragma unroll
+                            for (int i = 0; i < 4; i++)
+                                w[i] = __ldg(reinterpret_cast<const uint32_t*>(base + static_cast<ptrdiff_t>(4 * g + i) * static_cast<ptrdiff_t>(p.srcStep) + E));
+                        }
+                        else
+                        {
+    #pragma unroll
+                            for (int i = 0; i < 4; i++)
+                                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, 4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
+                        }
+                        transpose4x4(w[0], w[1], w[2], w[3], x);
+    #pragma unroll
+                        for (int a = 0; a < kRows / 4; a++)
+                        {
+                            const uint4 t = ring[(u - a) & 3];
+                            const uint32_t tw[4] = {t.x, t.y, t.z, t.w};
+    #pragma unroll
+                            for (int ph = 0; ph < 4; ph++)
+    #pragma unroll
+                                for (int c = 0; c < 4; c++)
+                                    acc[4 * a + ph][c] = __dp4a(x[c], tw[ph], acc[4 * a + ph][c]);
+                        }
                     }
                 }
+                storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
             }
-            storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
-        }
-        else if constexpr (kSkipPadding)
-        {
-            W acc[kRows][4];
-            fillAcc(acc, W(0));
-            const int lo = R - taps.ry, n = 2 * taps.ry + 1;
-            const W* tv = taps.v + FusedLargeTapsT<W>::kRows;   // tv[k] = tap k of the padded 2R+1
-            const Src* row0 = reinterpret_cast<const Src*>(base);
-            auto fastRow = [&](int j, W (&x)[4]) {
-                load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
-            };
-            auto add = [&](int v, int j, const W (&x)[4]) {
-                const W t = tv[j - v];
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    acc[v][c] += t * x[c];
-            };
-            if (fast && n >= kRows - 1)
+            else if constexpr (kSkipPadding)
             {
-#pragma unroll
-                for (int u = 0; u < kRows - 1; u++)
+                W acc[kRows][4];
+                fillAcc(acc, W(0));
+                const int lo = R - taps.ry, n = 2 * taps.ry + 1;
+                const W* tv = taps.v + FusedLargeTapsT<W>::kRows;   // tv[k] = tap k of the padded 2R+1
+                const Src* row0 = reinterpret_cast<const Src*>(base);
+                auto fastRow = [&](int j, W (&x)[4]) {
+                    load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
+                };
+                auto add = [&](int v, int j, const W (&x)[4]) {
+                    const W t = tv[j - v];
+    #pragma unroll
+                    for (int c = 0; c < 4; c++)
+                        acc[v][c] += t * x[c];
+                };
+                if (fast && n >= kRows - 1)
                 {
-                    W x[4];
-                    fastRow(lo + u, x);
-#pragma unroll
-                    for (int v = 0; v <= u; v++)
-                        add(v, lo + u, x);
-                }
-                int j = lo + kRows - 1;
-                for (; j + kLoadBatch <= lo + n; j += kLoadBatch)
-                {
-                    W x[kLoadBatch][4];
-#pragma unroll
-                    for (int i = 0; i < kLoadBatch; i++)
-                        fastRow(j + i, x[i]);
-#pragma unroll
-                    for (int i = 0; i < kLoadBatch; i++)
-#pragma unroll
+    #pragma unroll
+                    for (int u = 0; u < kRows - 1; u++)
+                    {
+                        W x[4];
+                        fastRow(lo + u, x);
+    #pragma unroll
+                        for (int v = 0; v <= u; v++)
+                            add(v, lo + u, x);
+                    }
+                    int j = lo + kRows - 1;
+                    for (; j + kLoadBatch <= lo + n; j += kLoadBatch)
+                    {
+                        W x[kLoadBatch][4];
+    #pragma unroll
+                        for (int i = 0; i < kLoadBatch; i++)
+                            fastRow(j + i, x[i]);
+    #pragma unroll
+                        for (int i = 0; i < kLoadBatch; i++)
+    #pragma unroll
+                            for (int v = 0; v < kRows; v++)
+                                add(v, j + i, x[i]);
+                    }
+                    for (; j < lo + n; j++)
+                    {
+                        W x[4];
+                        fastRow(j, x);
+    #pragma unroll
                         for (int v = 0; v < kRows; v++)
-                            add(v, j + i, x[i]);
+                            add(v, j, x);
+                    }
+    #pragma unroll
+                    for (int u = 1; u < kRows; u++)
+                    {
+                        W x[4];
+                        fastRow(lo + n - 1 + u, x);
+    #pragma unroll
+                        for (int v = u; v < kRows; v++)
+                            add(v, lo + n - 1 + u, x);
+                    }
                 }
-                for (; j < lo + n; j++)
+                else
                 {
-                    W x[4];
-                    fastRow(j, x);
-#pragma unroll
-                    for (int v = 0; v < kRows; v++)
-                        add(v, j, x);
+                    for (int j = lo; j < lo + n + kRows - 1; j++)
+                    {
+                        W x[4];
+                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+    #pragma unroll
+                        for (int v = 0; v < kRows; v++)
+                            if (static_cast<unsigned>(j - lo - v) < static_cast<unsigned>(n))
+                                add(v, j, x);
+                    }
                 }
-#pragma unroll
-                for (int u = 1; u < kRows; u++)
-                {
-                    W x[4];
-                    fastRow(lo + n - 1 + u, x);
-#pragma unroll
-                    for (int v = u; v < kRows; v++)
-                        add(v, lo + n - 1 + u, x);
-                }
+                storeVertical<G::kStride>(acc, vert);
             }
             else
             {
-                for (int j = lo; j < lo + n + kRows - 1; j++)
+                typedef typename D::VerticalAcc A;   // 16U: uint32 (exact), else W
+                const int rows = kRows + 2 * R;
+                A acc[kRows][4];
+                fillAcc(acc, A(0));
+                // taps.v[kRows + k] = tap k, zero for k < 0 and k > 2R: row j meets output row v at tap j - v.
+                const A* tv = verticalTaps<A>(taps) + FusedLargeTapsT<W>::kRows;
+                int j = 0;
+                if (fast)
                 {
-                    W x[4];
+                    // kLoadBatch rows' loads in flight before their arithmetic (the kernel is latency-
+                    // bound at 16 warps per SM); each sum still takes its rows in order j = 0, 1, ...
+                    const Src* row0 = reinterpret_cast<const Src*>(base);
+                    for (; j + kLoadBatch <= rows; j += kLoadBatch)
+                    {
+                        A x[kLoadBatch][4];
+    #pragma unroll
+                        for (int i = 0; i < kLoadBatch; i++)
+                            load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j + i) * static_cast<ptrdiff_t>(p.srcStep)), E, x[i]);
+    #pragma unroll
+                        for (int i = 0; i < kLoadBatch; i++)
+    #pragma unroll
+                            for (int v = 0; v < kRows; v++)
+                            {
+                                const A t = tv[j + i - v];
+    #pragma unroll
+                                for (int c = 0; c < 4; c++)
+                                    acc[v][c] += t * x[i][c];
+                            }
+                    }
+                }
+                for (; j < rows; j++)
+                {
+                    A x[4];
                     load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
-#pragma unroll
+    #pragma unroll
                     for (int v = 0; v < kRows; v++)
-                        if (static_cast<unsigned>(j - lo - v) < static_cast<unsigned>(n))
-                            add(v, j, x);
+                    {
+                        const A t = tv[j - v];
+    #pragma unroll
+                        for (int c = 0; c < 4; c++)
+                            acc[v][c] += t * x[c];
+                    }
                 }
+                storeVertical<G::kStride>(acc, vert);
             }
-            storeVertical<G::kStride>(acc, vert);
-        }
-        else
-        {
-            typedef typename D::VerticalAcc A;   // 16U: uint32 (exact), else W
-            const int rows = kRows + 2 * R;
-            A acc[kRows][4];
-            fillAcc(acc, A(0));
-            // taps.v[kRows + k] = tap k, zero for k < 0 and k > 2R: row j meets output row v at tap j - v.
-            const A* tv = verticalTaps<A>(taps) + FusedLargeTapsT<W>::kRows;
-            int j = 0;
-            if (fast)
-            {
-                // kLoadBatch rows' loads in flight before their arithmetic (the kernel is latency-
-                // bound at 16 warps per SM); each sum still takes its rows in order j = 0, 1, ...
-                const Src* row0 = reinterpret_cast<const Src*>(base);
-                for (; j + kLoadBatch <= rows; j += kLoadBatch)
-                {
-                    A x[kLoadBatch][4];
-#pragma unroll
-                    for (int i = 0; i < kLoadBatch; i++)
-                        load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j + i) * static_cast<ptrdiff_t>(p.srcStep)), E, x[i]);
-#pragma unroll
-                    for (int i = 0; i < kLoadBatch; i++)
-#pragma unroll
-                        for (int v = 0; v < kRows; v++)
-                        {
-                            const A t = tv[j + i - v];
-#pragma unroll
-                            for (int c = 0; c < 4; c++)
-                                acc[v][c] += t * x[i][c];
-                        }
-                }
-            }
-            for (; j < rows; j++)
-            {
-                A x[4];
-                load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
-#pragma unroll
-                for (int v = 0; v < kRows; v++)
-                {
-                    const A t = tv[j - v];
-#pragma unroll
-                    for (int c = 0; c < 4; c++)
-                        acc[v][c] += t * x[c];
-                }
-            }
-            storeVertical<G::kStride>(acc, vert);
         }
         __syncthreads();
 

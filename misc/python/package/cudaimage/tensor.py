@@ -74,6 +74,11 @@ def _interface(obj: Any, name: str) -> dict[str, Any]:
                 return obj.detach().__cuda_array_interface__
             raise
     if hasattr(obj, "__dlpack__"):
+        # DLPack device types: 2 CUDA, 13 CUDA managed; anything else (a host array) is not ours.
+        device = obj.__dlpack_device__()[0] if hasattr(obj, "__dlpack_device__") else 2
+        if int(device) not in (2, 13):
+            raise TypeError("gaussian_blur_batch: %s (%s) is not a CUDA array (DLPack device type %d)"
+                            % (name, type(obj).__name__, int(device)))
         for lib in ("cupy", "torch"):
             try:
                 mod = __import__(lib)
@@ -120,7 +125,7 @@ def _images(v: _View, layout: str, name: str):
             raise ValueError("gaussian_blur_batch: %s rows are not contiguous (strides %s); call .contiguous() "
                              "(PyTorch) or cupy.ascontiguousarray first" % (name, v.strides))
         planes = [v.ptr + i * sn for i in range(n)]
-        cn, step = c, sh
+        cn, step, per_image = c, sh, 1
     else:
         if layout == "NCHW":
             n, c, h, w = v.shape
@@ -132,9 +137,9 @@ def _images(v: _View, layout: str, name: str):
             raise ValueError("gaussian_blur_batch: %s rows are not contiguous (strides %s); call .contiguous() "
                              "(PyTorch) or cupy.ascontiguousarray first" % (name, v.strides))
         planes = [v.ptr + i * sn + k * sc for i in range(n) for k in range(c)]
-        cn, step = 1, sh
+        cn, step, per_image = 1, sh, c
     stacked = step >= w * cn * v.itemsize and all(p == planes[0] + i * h * step for i, p in enumerate(planes))
-    return cv2.CV_MAKETYPE(v.depth, cn), h, w, step, planes, stacked, c
+    return cv2.CV_MAKETYPE(v.depth, cn), h, w, step, planes, stacked, per_image
 
 
 def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
