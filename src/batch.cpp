@@ -18,6 +18,7 @@
 #include "device_check.hpp"
 #include "gaussian_arguments.hpp"
 #include "host_copy.hpp"
+#include "gaussian_host_batch.hpp"
 
 #include <atomic>
 #include <map>
@@ -554,6 +555,13 @@ void processBatchGaussian(const std::vector<Mat>& images, std::vector<Mat>& resu
         const gaussian::ArgumentNames names{"cv::cuda::processBatchGaussian", format("images[%zu] type", i), "dstType",
                                             "borderType", "borderType"};
         gaussian::checkArguments(images[i].type(), -1, ksize, sigmaX, sigmaY, borderType, borderType, names);
+    }
+    if (types.size() == 1 && detail::hostBatchTakes(images))
+    {
+        // One type: chunks of images, each one transfer each way and one batched blur.
+        constexpr size_t kChunkBytes = size_t(16) << 20;
+        detail::processHostBatchGaussian(images, results, ksize, sigmaX, sigmaY, borderType, resolveDevices(devices), kChunkBytes);
+        return;
     }
     processBatch(images, [&]() -> Ptr<Filter> {
         return makePtr<GaussianByType>(types, ksize, sigmaX, sigmaY, borderType);

@@ -42,6 +42,7 @@ struct KernelArgs
 /** What a filter knows of one kernel: its shape and, per path that a batch gave it, the taps. */
 struct KernelEntry
 {
+    KernelArgs args;
     FilterTaps taps;
     FilterShape shape;
     std::map<int, BatchTaps> batchTaps;   //!< by path index
@@ -184,6 +185,7 @@ private:
         if (cache_.size() > kMaxCachedKernels)
             cache_.clear();
         std::vector<const KernelEntry*> out(n);
+        std::vector<KernelEntry*> fresh;   // kernels first seen in this call: taps built below
         const bool perImage = sigmaX.size() > 1 || sigmaY.size() > 1 || ksize.size() > 1;
         for (size_t i = 0; i < n; i++)
         {
@@ -202,17 +204,40 @@ private:
             auto it = finite ? cache_.find(k) : cache_.end();
             if (it == cache_.end())
             {
-                const std::string function = cv::format("%s: image %zu", f, i);
-                const ArgumentNames names{function, "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
-                checkArguments(srcType_, dstType_, k.ksize, k.sigmaX, k.sigmaY, rowBorderMode_, columnBorderMode_, names);
-                KernelEntry e;
-                e.taps = filterTaps(srcType_, k.ksize, k.sigmaX, k.sigmaY);
-                e.shape = filterShape(e.taps, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
-                it = cache_.emplace(k, std::move(e)).first;
+                checkKernel(k, i, f);
+                it = cache_.emplace(k, KernelEntry()).first;
+                fresh.push_back(&it->second);
+                it->second.args = k;
             }
             out[i] = &it->second;
         }
+        // New kernels' taps (cv::getGaussianKernel in soft double, twice) over the host's threads:
+        // a batch of fresh random sigmas costs microseconds per image on one thread.
+        parallel_for_(Range(0, static_cast<int>(fresh.size())), [&](const Range& r) {
+            for (int j = r.start; j < r.end; j++)
+            {
+                KernelEntry& e = *fresh[j];
+                e.taps = filterTaps(srcType_, e.args.ksize, e.args.sigmaX, e.args.sigmaY);
+                e.shape = filterShape(e.taps, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
+            }
+        });
         return out;
+    }
+
+    /** createGaussianBlur's checks of one image's kernel, the message naming the image. */
+    void checkKernel(const KernelArgs& k, size_t i, const char* f) const
+    {
+        static const ArgumentNames names{"", "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
+        try
+        {
+            checkArguments(srcType_, dstType_, k.ksize, k.sigmaX, k.sigmaY, rowBorderMode_, columnBorderMode_, names);
+        }
+        catch (const cv::Exception& e)
+        {
+            // The checks' messages start with "<function>: " (here empty).
+            const std::string what = e.err.compare(0, 2, ": ") == 0 ? e.err.substr(2) : e.err;
+            CV_Error_(e.code, ("%s: image %zu: %s", f, i, what.c_str()));
+        }
     }
 
     /** Refuses a dst[j] that overlaps the rows another image reads (its rows grown by its vertical
@@ -261,33 +286,50 @@ private:
         const DeviceLimits& limits = deviceLimits();
         const size_t n = src.size();
 
-        // Each image's call and path.
-        struct Image { BlurCall call; PathChoice choice; const KernelEntry* kernel; const BatchTaps* taps; };
+        // Each image's call and path. The choice depends on the kernel and on whether the image is
+        // one row or column or written inside its source's allocation, not on its size: it is made
+        // once per such class of image.
+        struct Image { BlurCall call; const PathChoice* choice; const KernelEntry* kernel; const BatchTaps* taps; };
         std::vector<Image> images(n);
+        std::map<std::tuple<const KernelEntry*, bool, bool>, PathChoice> choices;
+        std::vector<std::pair<KernelEntry*, int>> freshTaps;   // (kernel, path) whose batch taps are new
         for (size_t i = 0; i < n; i++)
         {
             PathQuery q;
             q.batch = true;
             Image& im = images[i];
             im.call = describeCall(src[i], dst[i], kernels[i]->shape, limits, q);
-            im.choice = choosePath(q, limits.paths, options_);
             im.kernel = kernels[i];
+            auto c = choices.find(std::make_tuple(kernels[i], q.unitRowOrColumn, q.dstInSrcAllocation));
+            if (c == choices.end())
+                c = choices.emplace(std::make_tuple(kernels[i], q.unitRowOrColumn, q.dstInSrcAllocation),
+                                    choosePath(q, limits.paths, options_)).first;
+            im.choice = &c->second;
             im.taps = nullptr;
-            if (GaussianPaths::batched(im.choice.index))
+            if (GaussianPaths::batched(im.choice->index))
             {
-                auto& cached = const_cast<KernelEntry*>(kernels[i])->batchTaps;
-                auto it = cached.find(im.choice.index);
-                if (it == cached.end())
-                    it = cached.emplace(im.choice.index, GaussianPaths::batchTaps(im.choice.index, kernels[i]->taps)).first;
+                KernelEntry* k = const_cast<KernelEntry*>(kernels[i]);
+                auto it = k->batchTaps.find(im.choice->index);
+                if (it == k->batchTaps.end())
+                {
+                    it = k->batchTaps.emplace(im.choice->index, BatchTaps()).first;
+                    freshTaps.emplace_back(k, im.choice->index);
+                }
                 im.taps = &it->second;
             }
         }
+        // New kernels' batch taps over the host's threads (each fills its own, already inserted, entry).
+        parallel_for_(Range(0, static_cast<int>(freshTaps.size())), [&](const Range& r) {
+            for (int j = r.start; j < r.end; j++)
+                freshTaps[j].first->batchTaps.find(freshTaps[j].second)->second =
+                    GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->taps);
+        });
 
         // Groups: (path, instance) -> images, in order of first appearance.
         std::map<std::pair<int, int>, std::vector<size_t>> groups;
         for (size_t i = 0; i < n; i++)
             if (images[i].taps)
-                groups[{images[i].choice.index, images[i].taps->instance}].push_back(i);
+                groups[{images[i].choice->index, images[i].taps->instance}].push_back(i);
 
         if (!groups.empty())
         {
@@ -325,7 +367,7 @@ private:
                     item.taps = device.data() + tapOffsets[im.taps];
                     std::memcpy(hostItems + at++, &item, sizeof(item));
                     const long long elements = static_cast<long long>(im.call.width) * im.call.channels;
-                    b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice.tileOutputs - 1) / im.choice.tileOutputs));
+                    b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice->tileOutputs - 1) / im.choice->tileOutputs));
                     b.maxHeight = std::max(b.maxHeight, im.call.height);
                 }
                 launches.push_back(b);
@@ -340,7 +382,7 @@ private:
         // Images without a batched path (in place, one row or column, radius beyond the single kernels).
         for (size_t i = 0; i < n; i++)
             if (!images[i].taps)
-                GaussianPaths::launchOne(images[i].choice.index, images[i].kernel->taps, images[i].call, images[i].choice, s);
+                GaussianPaths::launchOne(images[i].choice->index, images[i].kernel->taps, images[i].call, *images[i].choice, s);
     }
 
     static constexpr size_t kMaxCachedKernels = 4096;

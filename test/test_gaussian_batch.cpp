@@ -8,6 +8,7 @@
 #include "test_precomp.hpp"
 #include "gaussian_path_ids.hpp"
 #include "gaussian_reference.hpp"
+#include "opencv2/cudaimage/batch.hpp"
 #include "opencv2/cudaimage/gaussian_blur_batch.hpp"
 
 #include <cmath>
@@ -213,6 +214,40 @@ TEST(CudaImage_GaussianBatch, a_dst_over_another_images_source_is_refused)
     std::vector<GpuMat> dst = {big.rowRange(50, 100), GpuMat(50, 100, CV_8UC1)};
     expectError([&] { cv::cuda::GaussianBlurBatch(src, dst, {1.0}, {}, {}, cv::BORDER_REPLICATE); }, cv::Error::StsBadArg,
                 {"cv::cuda::GaussianBatchFilter::apply: dst[0] overlaps the pixels src[1] reads"}, "BADINPUT");
+}
+
+// ---- host lists: processBatchGaussian moves images in chunks, each chunk one batch -------------
+
+TEST(CudaImage_GaussianBatch, host_list_in_chunks_matches_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    cv::RNG rng(12);
+    // Small images that share chunks, one of exactly a chunk's bytes (16 MiB), one above it (a chunk
+    // of its own), regions of a larger image, and an image after the large ones.
+    std::vector<Mat> images;
+    for (int i = 0; i < 300; i++)
+        images.push_back(randomMat(Size(17 + i % 50, 9 + i % 31), CV_8UC1, rng));
+    images.push_back(randomMat(Size(4096, 4096), CV_8UC1, rng));   // 16 MiB: exactly one chunk
+    images.push_back(randomMat(Size(4097, 4096), CV_8UC1, rng));   // above a chunk: a chunk of its own
+    const Mat parent = randomMat(Size(300, 200), CV_8UC1, rng);
+    images.push_back(parent(cv::Rect(10, 10, 100, 50)));
+    images.push_back(randomMat(Size(31, 7), CV_8UC1, rng));
+    std::vector<Mat> results;
+    cv::cuda::processBatchGaussian(images, results, Size(0, 0), 1.7, 0, cv::BORDER_REFLECT_101);
+    ASSERT_EQ(images.size(), results.size());
+    for (size_t i = 0; i < images.size(); i++)
+    {
+        Mat want;
+        // A region is blurred as an image of its own (only the region is uploaded).
+        cv::GaussianBlur(images[i].clone(), want, Size(0, 0), 1.7, 1.7, cv::BORDER_REFLECT_101);
+        ASSERT_EQ(0, countDifferent(want, results[i])) << "image " << i << " " << images[i].size();
+    }
+    // Results may be the images themselves.
+    std::vector<Mat> same = {images[0].clone(), images[1].clone()};
+    const std::vector<Mat> originals = {same[0].clone(), same[1].clone()};
+    cv::cuda::processBatchGaussian(same, same, Size(0, 0), 1.7, 0, cv::BORDER_REFLECT_101);
+    EXPECT_EQ(0, countDifferent(results[0], same[0]));
+    EXPECT_EQ(0, countDifferent(results[1], same[1]));
 }
 
 // ---- CUDA graphs: a captured batch replays on new data ------------------------------------------

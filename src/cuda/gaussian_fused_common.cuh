@@ -43,42 +43,62 @@ __device__ __forceinline__ const unsigned char* rowAt(const BlurCall& p, int fir
                   : mappedRow(p.srcWhole, p.srcStep, firstRow + j, p.wholeHeight, p.columnBorder);
 }
 
-template <class Src>
-__device__ __forceinline__ Src elementAt(const Src* row, int e, int Cn, int wholeWidth, int border)
+// Where elements E..E+3 of every source row lie after the row border: element offsets within a
+// row, -1 for a constant border's zero. The same for every row, so a thread at a left or right
+// edge maps its columns once per block, not once per row it loads.
+struct EdgeColumns
 {
-    const int x = e >= 0 ? e / Cn : -((-e + Cn - 1) / Cn);
-    int xs = x;
-    if ((unsigned)x >= (unsigned)wholeWidth)
-        xs = mapBorder(x, wholeWidth, border);
-    return xs < 0 ? Src(0) : row[xs * Cn + (e - x * Cn)];
+    int offset[4];
+};
+
+static __device__ __noinline__ EdgeColumns mapEdgeColumns(int E, int Cn, int wholeWidth, int border)
+{
+    EdgeColumns c;
+    for (int i = 0; i < 4; i++)
+    {
+        const int e = E + i;
+        const int x = e >= 0 ? e / Cn : -((-e + Cn - 1) / Cn);
+        int xs = x;
+        if ((unsigned)x >= (unsigned)wholeWidth)
+            xs = mapBorder(x, wholeWidth, border);
+        c.offset[i] = xs < 0 ? -1 : xs * Cn + (e - x * Cn);
+    }
+    return c;
 }
 
-static __device__ __noinline__ uint32_t loadWord8UEdge(const unsigned char* row, int E, int Cn, int wholeWidth, int border)
+// The columns of a thread whose loads are not whole aligned vectors (`vec` false); unused otherwise.
+__device__ __forceinline__ EdgeColumns edgeColumns(int E, bool vec, int Cn, int wholeWidth, int border)
+{
+    return vec ? EdgeColumns{{E, E + 1, E + 2, E + 3}} : mapEdgeColumns(E, Cn, wholeWidth, border);
+}
+
+static __device__ __noinline__ uint32_t loadWord8UEdge(const unsigned char* row, EdgeColumns cols)
 {
     uint32_t w = 0;
     for (int i = 0; i < 4; i++)
-        w |= static_cast<uint32_t>(elementAt(row, E + i, Cn, wholeWidth, border)) << (8 * i);
+        if (cols.offset[i] >= 0)
+            w |= static_cast<uint32_t>(__ldg(row + cols.offset[i])) << (8 * i);
     return w;
 }
 
 // Four bytes as one word (byte i = element E+i); row null: zeros.
-__device__ __forceinline__ uint32_t loadWord8U(const unsigned char* row, int E, bool vec, int Cn, int wholeWidth, int border)
+__device__ __forceinline__ uint32_t loadWord8U(const unsigned char* row, int E, bool vec, const EdgeColumns& cols)
 {
     if (!row)
         return 0;
     if (vec)
         return __ldg(reinterpret_cast<const uint32_t*>(row + E));
-    return loadWord8UEdge(row, E, Cn, wholeWidth, border);
+    return loadWord8UEdge(row, cols);
 }
 
 template <class W> struct Four { W v[4]; };
 
 template <class Src, class W>
-__device__ __noinline__ Four<W> load4Edge(const Src* row, int E, int Cn, int wholeWidth, int border)
+__device__ __noinline__ Four<W> load4Edge(const Src* row, EdgeColumns cols)
 {
     Four<W> f;
     for (int i = 0; i < 4; i++)
-        f.v[i] = W(elementAt(row, E + i, Cn, wholeWidth, border));
+        f.v[i] = cols.offset[i] >= 0 ? W(row[cols.offset[i]]) : W(0);
     return f;
 }
 
@@ -110,7 +130,7 @@ __device__ __forceinline__ void load4Vec(const Src* row, int E, W (&x)[4])
 }
 
 template <class Src, class W>
-__device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool vec, int Cn, int wholeWidth, int border, W (&x)[4])
+__device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool vec, const EdgeColumns& cols, W (&x)[4])
 {
     const Src* row = reinterpret_cast<const Src*>(rowBytes);
     if (!row)
@@ -125,7 +145,7 @@ __device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool
         load4Vec<Src>(row, E, x);
         return;
     }
-    const Four<W> f = load4Edge<Src, W>(row, E, Cn, wholeWidth, border);
+    const Four<W> f = load4Edge<Src, W>(row, cols);
 #pragma unroll
     for (int i = 0; i < 4; i++)
         x[i] = f.v[i];

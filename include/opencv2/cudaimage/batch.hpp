@@ -126,11 +126,20 @@ CV_EXPORTS void processBatch(std::vector<SyncedMat>& images, const FilterFactory
 /** @brief Gaussian blur of a list of host images over several GPUs (the Python-friendly form of
 processBatch()).
 
-Equivalent to processBatch() with createGaussianBlur(type, -1, ksize, sigmaX, sigmaY, borderType,
-borderType) for each image's type: the images may have different sizes and types, and every result
-is what cv::cuda::GaussianBlur (and so CPU cv::GaussianBlur, see createGaussianBlur for the exact
-guarantees) gives for that image. Bad arguments (as for createGaussianBlur, for every type present)
-and bad images throw cv::Exception before any CUDA call.
+Every result is what cv::cuda::GaussianBlur (and so CPU cv::GaussianBlur, see createGaussianBlur for
+the exact guarantees) gives for that image; an image that is a region of a larger Mat is blurred as
+an image of its own. Bad arguments (as for createGaussianBlur, for every type present) and bad
+images throw cv::Exception before any CUDA call.
+
+Images of one type (each up to 1 GiB) move in chunks of up to 16 MiB: each chunk is packed into
+page-locked staging over OpenCV's threads, copied to the device in one transfer, blurred as one
+batch (createGaussianBlurBatch: a few launches for the whole chunk) and copied back in one transfer,
+two chunks in flight per device on streams of their own, so that transfers, kernels and the host's
+packing overlap. The staging, device buffers, streams and filter are kept per device between calls
+(grown to the largest chunk; calls for one device take turns), so a call allocates nothing once a
+chunk of its size has been seen. Several devices take contiguous ranges of about equal bytes. Lists
+of mixed types (or a larger image) go through a temporary BatchProcessor with
+createGaussianBlur(type, -1, ksize, sigmaX, sigmaY, borderType, borderType) per type.
 
 @param images Non-empty list of non-empty host images.
 @param results Blurred images, in the order of @p images.

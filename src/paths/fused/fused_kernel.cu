@@ -89,6 +89,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
     const int tileE0 = blockIdx.x * G::kTile;                       // ROI element of the first output
     const int E = p.roiX * Cn + tileE0 - G::kHalo + 4 * threadIdx.x; // whole-image element of my column
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
+    const EdgeColumns cols = edgeColumns(E, vec, Cn, p.wholeWidth, p.rowBorder);
     // Columns that no output of the tile reads (past the image's last item and its halo) are not
     // summed: in a narrow image's tile most threads would otherwise take the bordered loads for
     // nothing while the block waits for them at its barrier.
@@ -121,7 +122,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                 {
     #pragma unroll
                     for (int j = 0; j < 4 * kGroups; j++)
-                        w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder) : 0u;
+                        w[j] = j < kRows + 2 * R ? loadWord8U(rowAt(p, firstRow, rowsInside, j), E, vec, cols) : 0u;
                 }
                 uint32_t acc[kRows][4];
                 fillAcc(acc, kDp4aBias);
@@ -180,7 +181,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                     for (int j = 0; j < kRows + 2 * R; j++)
                     {
                         A x[4];
-                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
                         accumulate(j, x);
                     }
                 }

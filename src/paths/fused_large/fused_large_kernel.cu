@@ -104,6 +104,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
     const int tileE0 = blockIdx.x * tile;
     const int E = p.roiX * Cn + tileE0 - halo + 4 * threadIdx.x;
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
+    const EdgeColumns cols = edgeColumns(E, vec, Cn, p.wholeWidth, p.rowBorder);
     // Columns that no output of the tile reads (past the image's last item and its halo) are not
     // summed: in a narrow image's tile most threads would otherwise take the bordered loads for
     // nothing while the block waits for them at its barrier.
@@ -151,7 +152,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
                         {
     #pragma unroll
                             for (int i = 0; i < 4; i++)
-                                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, 4 * g + i), E, vec, Cn, p.wholeWidth, p.rowBorder);
+                                w[i] = loadWord8U(rowAt(p, firstRow, rowsInside, 4 * g + i), E, vec, cols);
                         }
                         transpose4x4(w[0], w[1], w[2], w[3], x);
     #pragma unroll
@@ -232,7 +233,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
                     for (int j = lo; j < lo + n + kRows - 1; j++)
                     {
                         W x[4];
-                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
     #pragma unroll
                         for (int v = 0; v < kRows; v++)
                             if (static_cast<unsigned>(j - lo - v) < static_cast<unsigned>(n))
@@ -276,7 +277,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
                 for (; j < rows; j++)
                 {
                     A x[4];
-                    load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, Cn, p.wholeWidth, p.rowBorder, x);
+                    load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
     #pragma unroll
                     for (int v = 0; v < kRows; v++)
                     {
