@@ -273,7 +273,10 @@ def main():
         if "cvcuda" in peers and "cvcuda" in mods:
             cvcuda = mods["cvcuda"]
             try:
-                cst = cvcuda.as_stream(stream.cuda_stream) if hasattr(cvcuda, "as_stream") else None
+                try:
+                    cst = cvcuda.as_stream(stream)                     # the torch stream itself
+                except Exception:
+                    cst = cvcuda.as_stream(int(stream.cuda_stream))    # its cudaStream_t handle
                 if case != "varsize" and layout == "NHWC":
                     tin, tout = cvcuda.as_tensor(x, "NHWC"), cvcuda.as_tensor(y, "NHWC")
                     k1, s1 = max(ks), float(np.median(sigmas))

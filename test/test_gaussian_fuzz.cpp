@@ -28,6 +28,7 @@
 // The cases, their data, oracles and tolerances: test/gaussian_fuzz_case.{hpp,cpp}.
 #include "test_precomp.hpp"
 #include "gaussian_fuzz_case.hpp"
+#include "opencv2/cudaimage/gaussian_blur_batch.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -35,6 +36,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace opencv_test { namespace {
@@ -90,6 +92,78 @@ TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
         std::cout << "[ FUZZ     ]   path " << kv.first << ": " << kv.second << " cases" << std::endl;
     if (failed >= maxFailures)
         std::cout << "[ FUZZ     ] stopped after " << failed << " failing cases" << std::endl;
+}
+
+// The same cases as batches: the drawn cases grouped by type and borders into batches of up to 24
+// images (each with its own kernel and its own parent image: regions read their parents' pixels),
+// every image's batch result compared with the single filter's on the same image, bit for bit (a
+// batch runs the single kernel's body; 8U images that take the tensor cores alone take the exact
+// CUDA-core kernels in a batch). In-place cases run with a separate dst; one-shot and stream
+// modes do not apply. CUDAIMAGE_FUZZ_SEED / _CASES / _FIRST as above.
+TEST(CudaImage_GaussianFuzz, batches_match_single_filters)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const uint64_t seed = envU64("CUDAIMAGE_FUZZ_SEED", kDefaultSeed);
+    const int cases = (int)envU64("CUDAIMAGE_FUZZ_CASES", 200);
+    const int first = (int)envU64("CUDAIMAGE_FUZZ_FIRST", 0);
+    const int maxFailures = (int)envU64("CUDAIMAGE_FUZZ_MAX_FAILURES", 5);
+    constexpr size_t kBatch = 24;
+    struct Pending { FuzzCase c; cv::cuda::GpuMat parent, src; };
+    std::map<std::tuple<int, int, int, int>, std::vector<Pending>> open;   // (srcType, dstType, borders)
+    int failed = 0, images = 0, batches = 0;
+    cv::cuda::Stream stream;
+    auto flush = [&](std::vector<Pending>& group) {
+        if (group.empty())
+            return;
+        const FuzzCase& c0 = group[0].c;
+        auto filter = cv::cuda::createGaussianBlurBatch(c0.srcType(), c0.dstType(), cv::Size(), 1.0, 0, c0.rowBorder, c0.columnBorder);
+        std::vector<cv::cuda::GpuMat> src, dst;
+        std::vector<double> sx, sy;
+        std::vector<cv::Size> ks;
+        for (const Pending& p : group)
+        {
+            src.push_back(p.src);
+            sx.push_back(p.c.sigmaX);
+            sy.push_back(p.c.sigmaY);
+            ks.push_back(p.c.ksize);
+        }
+        filter->apply(src, dst, sx, sy, ks, stream);
+        for (size_t k = 0; k < group.size(); k++)
+        {
+            const FuzzCase& c = group[k].c;
+            cv::cuda::GpuMat single;
+            cv::cuda::createGaussianBlur(c.srcType(), c.dstType(), c.ksize, c.sigmaX, c.sigmaY, c.rowBorder, c.columnBorder)
+                ->apply(src[k], single, stream);
+            const Mat a = cudaimage_test::toHost(single, stream), b = cudaimage_test::toHost(dst[k], stream);
+            const int differ = cudaimage_test::countDifferent(a, b);
+            images++;
+            if (differ != 0 && failed < maxFailures)
+            {
+                failed++;
+                ADD_FAILURE() << describe(c) << "\n  in a batch of " << group.size() << " (image " << k << "): " << differ
+                              << " elements differ from the single filter\n  " << replayLine(c);
+            }
+        }
+        batches++;
+        group.clear();
+    };
+    for (int i = first; i < first + cases && failed < maxFailures; i++)
+    {
+        const FuzzCase c = drawCase(seed, i);
+        cv::RNG dataRng = dataRngOf(seed, i);
+        Pending p;
+        p.c = c;
+        p.parent.upload(makeData(c, dataRng));
+        p.src = p.parent(c.roi);
+        auto& group = open[std::make_tuple(c.srcType(), c.dstType(), c.rowBorder, c.columnBorder)];
+        group.push_back(p);
+        if (group.size() == kBatch)
+            flush(group);
+    }
+    for (auto& kv : open)
+        flush(kv.second);
+    std::cout << "[ FUZZ     ] batches: " << images << " images in " << batches << " batches, " << failed
+              << " differ from the single filter" << std::endl;
 }
 
 // The CPU oracles (1-2 above) against the reference model on small cases: proves the oracle
