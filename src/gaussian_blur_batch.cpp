@@ -39,13 +39,24 @@ struct KernelArgs
     }
 };
 
-/** What a filter knows of one kernel: its shape and, per path that a batch gave it, the taps. */
+/** A batched path's taps for one kernel, and where the current call placed them. */
+struct PathTaps
+{
+    BatchTaps taps;
+    uint64_t call = 0;    //!< the call that last placed them in its upload
+    size_t offset = 0;    //!< their offset in that upload
+};
+
+/** What a filter knows of one kernel: its shape, its path per class of image (chosen once: the
+ * filter's device and options are fixed) and, per path that a batch gave it, the taps. */
 struct KernelEntry
 {
     KernelArgs args;
     FilterTaps taps;
     FilterShape shape;
-    std::map<int, BatchTaps> batchTaps;   //!< by path index
+    PathChoice choice[2][2];              //!< [one row or column][dst in the source's allocation]
+    bool chosen[2][2] = {{false, false}, {false, false}};
+    std::map<int, PathTaps> batchTaps;    //!< by path index
 };
 
 /** A value list of the batch API: empty (the default), one value (every image) or one per image. */
@@ -288,31 +299,32 @@ private:
 
         // Each image's call and path. The choice depends on the kernel and on whether the image is
         // one row or column or written inside its source's allocation, not on its size: it is made
-        // once per such class of image.
-        struct Image { BlurCall call; const PathChoice* choice; const KernelEntry* kernel; const BatchTaps* taps; };
+        // once per kernel and such class of image, and kept with the kernel.
+        struct Image { BlurCall call; const PathChoice* choice; const KernelEntry* kernel; PathTaps* taps; };
         std::vector<Image> images(n);
-        std::map<std::tuple<const KernelEntry*, bool, bool>, PathChoice> choices;
         std::vector<std::pair<KernelEntry*, int>> freshTaps;   // (kernel, path) whose batch taps are new
         for (size_t i = 0; i < n; i++)
         {
             PathQuery q;
             q.batch = true;
             Image& im = images[i];
-            im.call = describeCall(src[i], dst[i], kernels[i]->shape, limits, q);
-            im.kernel = kernels[i];
-            auto c = choices.find(std::make_tuple(kernels[i], q.unitRowOrColumn, q.dstInSrcAllocation));
-            if (c == choices.end())
-                c = choices.emplace(std::make_tuple(kernels[i], q.unitRowOrColumn, q.dstInSrcAllocation),
-                                    choosePath(q, limits.paths, options_)).first;
-            im.choice = &c->second;
+            KernelEntry* k = const_cast<KernelEntry*>(kernels[i]);
+            im.call = describeCall(src[i], dst[i], k->shape, limits, q);
+            im.kernel = k;
+            const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
+            if (!k->chosen[unit][inside])
+            {
+                k->choice[unit][inside] = choosePath(q, limits.paths, options_);
+                k->chosen[unit][inside] = true;
+            }
+            im.choice = &k->choice[unit][inside];
             im.taps = nullptr;
             if (GaussianPaths::batched(im.choice->index))
             {
-                KernelEntry* k = const_cast<KernelEntry*>(kernels[i]);
                 auto it = k->batchTaps.find(im.choice->index);
                 if (it == k->batchTaps.end())
                 {
-                    it = k->batchTaps.emplace(im.choice->index, BatchTaps()).first;
+                    it = k->batchTaps.emplace(im.choice->index, PathTaps()).first;
                     freshTaps.emplace_back(k, im.choice->index);
                 }
                 im.taps = &it->second;
@@ -321,62 +333,71 @@ private:
         // New kernels' batch taps over the host's threads (each fills its own, already inserted, entry).
         parallel_for_(Range(0, static_cast<int>(freshTaps.size())), [&](const Range& r) {
             for (int j = r.start; j < r.end; j++)
-                freshTaps[j].first->batchTaps.find(freshTaps[j].second)->second =
+                freshTaps[j].first->batchTaps.find(freshTaps[j].second)->second.taps =
                     GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->taps);
         });
 
-        // Groups: (path, instance) -> images, in order of first appearance.
-        std::map<std::pair<int, int>, std::vector<size_t>> groups;
+        // Groups: (path, instance) -> images, in order of first appearance (a few groups: a list).
+        struct Group { int path, instance; std::vector<size_t> images; };
+        std::vector<Group> groups;
+        size_t itemCount = 0;
         for (size_t i = 0; i < n; i++)
-            if (images[i].taps)
-                groups[{images[i].choice->index, images[i].taps->instance}].push_back(i);
+        {
+            if (!images[i].taps)
+                continue;
+            const int path = images[i].choice->index, instance = images[i].taps->taps.instance;
+            auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.path == path && x.instance == instance; });
+            if (g == groups.end())
+                g = groups.insert(groups.end(), Group{path, instance, {}});
+            g->images.push_back(i);
+            itemCount++;
+        }
 
         if (!groups.empty())
         {
-            // Layout: every item, then every distinct taps struct once.
-            size_t itemCount = 0;
-            for (auto& g : groups)
-                itemCount += g.second.size();
-            const size_t itemsBytes = alignUp(itemCount * sizeof(BatchItem));
-            std::map<const BatchTaps*, size_t> tapOffsets;
-            size_t total = itemsBytes;
-            for (const Image& im : images)
-                if (im.taps && tapOffsets.emplace(im.taps, total).second)
-                    total += alignUp(im.taps->bytes.size());
+            // Layout: every item, then every distinct taps struct once (placed by this call's id).
+            const uint64_t call = ++calls_;
+            size_t total = alignUp(itemCount * sizeof(BatchItem));
+            std::vector<const PathTaps*> distinct;
+            for (Image& im : images)
+                if (im.taps && im.taps->call != call)
+                {
+                    im.taps->call = call;
+                    im.taps->offset = total;
+                    total += alignUp(im.taps->taps.bytes.size());
+                    distinct.push_back(im.taps);
+                }
 
             StreamScratch device(total, s);
             unsigned char* host = staging_.acquire(total);
-            for (auto& t : tapOffsets)
-                std::memcpy(host + t.second, t.first->bytes.data(), t.first->bytes.size());
+            for (const PathTaps* t : distinct)
+                std::memcpy(host + t->offset, t->taps.bytes.data(), t->taps.bytes.size());
             BatchItem* hostItems = reinterpret_cast<BatchItem*>(host);
             std::vector<BatchLaunch> launches;
             size_t at = 0;
-            for (auto& g : groups)
+            for (const Group& g : groups)
             {
                 BatchLaunch b;
                 b.depth = CV_MAT_DEPTH(srcType_);
                 b.channels = CV_MAT_CN(srcType_);
-                b.instance = g.first.second;
+                b.instance = g.instance;
                 b.items = reinterpret_cast<const BatchItem*>(device.data()) + at;
-                b.count = static_cast<int>(g.second.size());
-                for (size_t i : g.second)
+                b.count = static_cast<int>(g.images.size());
+                for (size_t i : g.images)
                 {
                     const Image& im = images[i];
-                    BatchItem item;
-                    item.call = im.call;
-                    item.taps = device.data() + tapOffsets[im.taps];
-                    std::memcpy(hostItems + at++, &item, sizeof(item));
+                    BatchItem& item = hostItems[at++];
+                    std::memcpy(&item.call, &im.call, sizeof(BlurCall));
+                    item.taps = device.data() + im.taps->offset;
                     const long long elements = static_cast<long long>(im.call.width) * im.call.channels;
                     b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice->tileOutputs - 1) / im.choice->tileOutputs));
                     b.maxHeight = std::max(b.maxHeight, im.call.height);
                 }
                 launches.push_back(b);
-                pathOf_.push_back(g.first.first);
             }
             staging_.upload(device.data(), total, s);
             for (size_t k = 0; k < launches.size(); k++)
-                GaussianPaths::launchBatch(pathOf_[k], launches[k], s);
-            pathOf_.clear();
+                GaussianPaths::launchBatch(groups[k].path, launches[k], s);
         }
 
         // Images without a batched path (in place, one row or column, radius beyond the single kernels).
@@ -393,7 +414,7 @@ private:
     GaussianPaths::Options options_;
     std::mutex mutex_;
     std::map<KernelArgs, KernelEntry> cache_;
-    std::vector<int> pathOf_;
+    uint64_t calls_ = 0;   //!< calls that uploaded descriptors (marks each PathTaps' placement)
     UploadStaging staging_;
     detail::DeviceBinding device_;
 };

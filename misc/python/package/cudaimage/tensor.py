@@ -114,8 +114,10 @@ def _layout_of(v: _View, layout: str | None) -> str:
 
 
 def _images(v: _View, layout: str, name: str):
-    """(cv type, image rows, cols, row step, pointer of each image (NCHW: each plane), whether they
-    lie one below the other at one row step (one matrix), planes per image) for a view."""
+    """(cv type, image rows, cols, row step, first pointer, planes, stacked, planes per image) for
+    a view: `stacked` when every image (NCHW: every plane) lies right below the previous one at one
+    row step, so that the batch is one matrix; `planes` is a function giving each image's (plane's)
+    pointer, called only when it is not."""
     if layout == "NHWC":
         n, h, w, c = v.shape
         sn, sh, sw, sc = v.strides
@@ -124,21 +126,27 @@ def _images(v: _View, layout: str, name: str):
         if (sc != v.itemsize and c > 1) or sw != c * v.itemsize:
             raise ValueError("gaussian_blur_batch: %s rows are not contiguous (strides %s); call .contiguous() "
                              "(PyTorch) or cupy.ascontiguousarray first" % (name, v.strides))
-        planes = [v.ptr + i * sn for i in range(n)]
         cn, step, per_image = c, sh, 1
+        stacked = n == 1 or sn == h * sh
+
+        def planes():
+            return [v.ptr + i * sn for i in range(n)]
     else:
         if layout == "NCHW":
             n, c, h, w = v.shape
             sn, sc, sh, sw = v.strides
         else:
             (n, h, w), c = v.shape, 1
-            (sn, sh, sw), sc = v.strides, 0
+            (sn, sh, sw), sc = v.strides, h * v.strides[1]
         if sw != v.itemsize:
             raise ValueError("gaussian_blur_batch: %s rows are not contiguous (strides %s); call .contiguous() "
                              "(PyTorch) or cupy.ascontiguousarray first" % (name, v.strides))
-        planes = [v.ptr + i * sn + k * sc for i in range(n) for k in range(c)]
         cn, step, per_image = 1, sh, c
-    stacked = step >= w * cn * v.itemsize and all(p == planes[0] + i * h * step for i, p in enumerate(planes))
+        stacked = (c == 1 or sc == h * sh) and (n == 1 or sn == c * h * sh)
+
+        def planes():
+            return [v.ptr + i * sn + k * sc for i in range(n) for k in range(c)]
+    stacked = stacked and step >= w * cn * v.itemsize
     return cv2.CV_MAKETYPE(v.depth, cn), h, w, step, planes, stacked, per_image
 
 
@@ -232,21 +240,21 @@ def gaussian_blur_batch(x: Any, sigma: float | Sequence[float] | Any, sigma_y: f
     if dst.shape != src.shape or dst.depth != src.depth:
         raise ValueError("gaussian_blur_batch: out has shape %s and dtype depth %d; x has %s and %d"
                          % (dst.shape, dst.depth, src.shape, src.depth))
-    cv_type, h, w, step, planes, stacked, per_plane = _images(src, lay, "x")
+    cv_type, h, w, step, planes, stacked, per_image = _images(src, lay, "x")
     _, _, _, dstep, dplanes, dstacked, _ = _images(dst, lay, "out")
     n = src.shape[0]
-    sx = _sigmas(sigma, n, per_plane, "sigma")
-    sy = _sigmas(sigma_y, n, per_plane, "sigma_y")
-    ks = _ksizes(ksize, n, per_plane)
+    count = n * per_image
+    sx = _sigmas(sigma, n, per_image, "sigma")
+    sy = _sigmas(sigma_y, n, per_image, "sigma_y")
+    ks = _ksizes(ksize, n, per_image)
     s = _cv_stream(stream, x)
     f = _filter(cv_type, border)
     if stacked and dstacked:
-        rows = h * len(planes)
-        g_src = cv2.cuda.createGpuMatFromCudaMemory(rows, w, cv_type, planes[0], step)
-        g_dst = cv2.cuda.createGpuMatFromCudaMemory(rows, w, cv_type, dplanes[0], dstep)
+        g_src = cv2.cuda.createGpuMatFromCudaMemory(h * count, w, cv_type, src.ptr, step)
+        g_dst = cv2.cuda.createGpuMatFromCudaMemory(h * count, w, cv_type, dst.ptr, dstep)
         f.applyStacked(g_src, g_dst, h, sx, sy, ks, s)
     else:
-        g_src = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, step) for p in planes]
-        g_dst = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, dstep) for p in dplanes]
+        g_src = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, step) for p in planes()]
+        g_dst = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, dstep) for p in dplanes()]
         f.apply(g_src, g_dst, sx, sy, ks, s)
     return out
