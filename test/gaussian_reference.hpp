@@ -5,6 +5,8 @@
 #ifndef CUDAIMAGE_TEST_GAUSSIAN_REFERENCE_HPP
 #define CUDAIMAGE_TEST_GAUSSIAN_REFERENCE_HPP
 
+#include <algorithm>
+#include <cmath>
 #include "opencv2/core.hpp"
 
 namespace cudaimage_test {
@@ -20,6 +22,16 @@ struct GaussianArgs
 /** Blurs `src` (a sub-matrix reads its parent's pixels unless a border has BORDER_ISOLATED).
  * dstDepth is src's depth or CV_32F (8U/16U: the fixed-point sum before rounding). */
 cv::Mat referenceGaussianBlur(const cv::Mat& src, int dstDepth, const GaussianArgs& args);
+
+/** The largest |difference| from CPU cv::GaussianBlur that createGaussianBlur documents for a
+ * source depth on `src`: 0 for 8U/16U, 1 for 16S, 1e-5 (32F) or 1e-12 (64F) of max(1, max|src|). */
+inline double documentedTolerance(int depth, const cv::Mat& src)
+{
+    double lo, hi;
+    cv::minMaxIdx(src.reshape(1), &lo, &hi);
+    const double scale = std::max(1.0, std::max(std::abs(lo), std::abs(hi)));
+    return depth == CV_8U || depth == CV_16U ? 0 : depth == CV_16S ? 1 : depth == CV_32F ? 1e-5 * scale : 1e-12 * scale;
+}
 
 /** The fixed-point taps (fractionBits 8 or 16) that CPU cv::GaussianBlur uses. */
 std::vector<int64_t> referenceFixedTaps(int ksize, double sigma, int fractionBits);

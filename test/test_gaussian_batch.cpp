@@ -23,14 +23,6 @@ using cv::cuda::GpuMat;
 using cv::cuda::Stream;
 namespace path = cudaimage_test::path;
 
-double toleranceFor(int depth, const Mat& src)
-{
-    double lo, hi;
-    cv::minMaxIdx(src.reshape(1), &lo, &hi);
-    const double scale = std::max(1.0, std::max(std::abs(lo), std::abs(hi)));
-    return depth == CV_8U || depth == CV_16U ? 0 : depth == CV_16S ? 1 : depth == CV_32F ? 1e-5 * scale : 1e-12 * scale;
-}
-
 // CPU cv::GaussianBlur (the gold twin for BORDER_WRAP, which the CPU refuses).
 Mat cpuBlur(const Mat& src, int dstDepth, Size ksize, double sx, double sy, int border)
 {
@@ -53,7 +45,7 @@ void expectImageMatches(const Mat& src, const Mat& got, Size ksize, double sx, d
     const Mat want = cpuBlur(src, got.depth(), ksize, sx, sy, border);
     ASSERT_EQ(want.size(), got.size()) << what;
     ASSERT_EQ(want.type(), got.type()) << what;
-    const double tol = toleranceFor(src.depth(), src);
+    const double tol = documentedTolerance(src.depth(), src);
     const double err = cv::norm(want.reshape(1), got.reshape(1), cv::NORM_INF);
     EXPECT_LE(err, tol) << what << ": " << countDifferent(want, got) << " elements differ";
 }
@@ -297,8 +289,8 @@ TEST(CudaImage_GaussianBatch, captured_batch_replays_on_new_data)
 // Headers over memory that is never touched: every case fails before the first CUDA call.
 GpuMat fakeImage(Size size, int type, size_t offset = 0)
 {
-    static uint64_t storage[1];
-    return GpuMat(size.height, size.width, type, reinterpret_cast<uchar*>(storage) + 64 + offset, 0);
+    static uint64_t storage[64];
+    return GpuMat(size.height, size.width, type, reinterpret_cast<uchar*>(storage) + offset, 0);
 }
 
 TEST(CudaImage_GaussianBatch, bad_input_is_named_by_index)
