@@ -31,6 +31,11 @@ Timing: CUDA events on the torch stream around one batch, 3 warm-up batches, med
 random data. Host time: the wall time of one call (enqueue only) with the stream idle before it.
 Exactness: images 0..7 of each case downloaded and compared with cv2.GaussianBlur on the CPU:
 differing elements / elements and max |diff| (float: relative to max |input|).
+Host lists (part "hostlist"): 256 x 224x224x3 uint8 NumPy images through cv2.cuda.processBatchGaussian
+(sigma 1.5), wall time per call (median of --reps after 2 warm-ups), with a new results list and with
+results given (the same arrays each call); beside it the page-locked PCIe transfer of the same bytes
+both ways (torch, pinned, H2D then D2H, and both at once on two streams) and the host's copy of the
+bytes into fresh arrays (NumPy, one thread), the stages a host list cannot avoid.
 Single images (part "single"): back-to-back apply() of one filter on one GpuMat with dst
 preallocated (and with a new dst per call), device time per call from events around 200 calls,
 host time per call, beside a torch copy of the same bytes.
@@ -44,6 +49,7 @@ import time
 import numpy as np
 
 CASES = ["rgb224", "rgb512", "gray64", "f32nchw", "u16gray", "varsize"]
+PARTS = ["single", "hostlist"]
 PEERS = ["ours", "loop", "kornia", "torchvision", "cupy", "cvcuda"]
 SINGLE = [("64x64 8UC1", 64, 64, 1, 2.0), ("224x224 8UC3", 224, 224, 3, 1.5), ("512x512 8UC3", 512, 512, 3, 2.0),
           ("1920x1080 8UC3", 1920, 1080, 3, 2.0), ("3840x2160 8UC1", 3840, 2160, 1, 2.0),
@@ -60,13 +66,13 @@ def main():
     ap.add_argument("--md", default="")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--cases", default=",".join(CASES + ["single"]))
+    ap.add_argument("--cases", default=",".join(CASES + PARTS))
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--check-args", action="store_true")
     args = ap.parse_args()
     cases = [c for c in args.cases.split(",") if c]
     peers = [p for p in args.peers.split(",") if p]
-    for what, given, known in (("case", cases, CASES + ["single"]), ("peer", peers, PEERS)):
+    for what, given, known in (("case", cases, CASES + PARTS), ("peer", peers, PEERS)):
         bad = [g for g in given if g not in known]
         if bad or not given:
             ap.error("unknown %s(s) %s; known: %s" % (what, ",".join(bad) or "(none)", ",".join(known)))
@@ -126,7 +132,7 @@ def main():
 
     rng = np.random.default_rng(2026)
 
-    for case in [c for c in cases if c != "single"]:
+    for case in [c for c in cases if c not in PARTS]:
         n, h, w, c, dtype, layout, smax = {
             "rgb224": (256, 224, 224, 3, np.uint8, "NHWC", 2.0), "rgb512": (64, 512, 512, 3, np.uint8, "NHWC", 2.0),
             "gray64": (1024, 64, 64, 1, np.uint8, "NHWC", 2.0), "f32nchw": (256, 224, 224, 3, np.float32, "NCHW", 2.0),
@@ -325,11 +331,59 @@ def main():
             emit(rec)
             log("single %s: %s" % (label, {k: round(v, 2) for k, v in rec.items() if k.endswith("us")}))
 
+    if "hostlist" in cases:
+        n, sigma = 256, 1.5
+        images = [rng.integers(0, 256, (224, 224, 3), dtype=np.uint8) for _ in range(n)]
+        nbytes = sum(a.nbytes for a in images)
+        given = [np.empty_like(a) for a in images]
+
+        def wall_ms(fn, runs=max(reps, 5)):
+            for _ in range(2):
+                fn()
+            ts = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                fn()
+                ts.append((time.perf_counter() - t0) * 1e3)
+            return statistics.median(ts)
+
+        rec = dict(case="hostlist", images=n, bytes=nbytes)
+        rec["new_results_ms"] = wall_ms(lambda: cv2.cuda.processBatchGaussian(images, None, (0, 0), sigma))
+        rec["given_results_ms"] = wall_ms(lambda: cv2.cuda.processBatchGaussian(images, given, (0, 0), sigma))
+        out = cv2.cuda.processBatchGaussian(images, None, (0, 0), sigma)
+        rec["differing"] = float(sum(int(np.count_nonzero(cv2.GaussianBlur(images[i], (0, 0), sigma, borderType=cv2.BORDER_REPLICATE) != out[i]))
+                                     for i in range(8)) / sum(images[i].size for i in range(8)))
+        back = cv2.cuda.processBatchGaussian(images, given, (0, 0), sigma)
+        rec["given_results_written_in_place"] = all(np.shares_memory(b, g) for b, g in zip(back, given))
+        pinned_in = torch.empty(nbytes, dtype=torch.uint8).pin_memory()
+        pinned_out = torch.empty(nbytes, dtype=torch.uint8).pin_memory()
+        dev_a = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+        dev_b = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+        pinned_in.copy_(torch.from_numpy(np.concatenate([a.reshape(-1) for a in images])))
+        other = torch.cuda.Stream()
+
+        def both_ways():
+            dev_a.copy_(pinned_in, non_blocking=True)
+            pinned_out.copy_(dev_a, non_blocking=True)
+            torch.cuda.synchronize()
+
+        def overlapped():
+            dev_a.copy_(pinned_in, non_blocking=True)
+            with torch.cuda.stream(other):
+                pinned_out.copy_(dev_b, non_blocking=True)
+            torch.cuda.synchronize()
+        rec["pcie_both_ways_ms"] = wall_ms(both_ways)
+        rec["pcie_overlapped_ms"] = wall_ms(overlapped)
+        rec["host_copy_new_arrays_ms"] = wall_ms(lambda: [a.copy() for a in images])
+        rec["host_copy_given_ms"] = wall_ms(lambda: [np.copyto(g, a) for g, a in zip(given, images)])
+        emit(rec)
+        log("hostlist: %s" % {k: (round(v, 3) if isinstance(v, float) else v) for k, v in rec.items()})
+
     if args.md:
         with open(args.md, "w") as md:
             md.write("| case | peer | ms | host ms | % of copy | differing | max diff | note |\n|---|---|---|---|---|---|---|---|\n")
             for r in rows:
-                if r.get("peer") in (None, "meta") or r.get("case") == "single":
+                if r.get("peer") in (None, "meta") or r.get("case") in PARTS:
                     continue
                 md.write("| %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                     r["case"], r["peer"], "%.4f" % r["ms"] if "ms" in r else r.get("status", ""),
@@ -340,6 +394,12 @@ def main():
                 if r.get("case") == "single":
                     md.write("| %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n" % (r["image"], r["apply_dst_given_us"], r["apply_dst_given_host_us"],
                                                                       r["apply_dst_given_one_us"], r["apply_new_dst_us"], r["torch_copy_us"]))
+            for r in rows:
+                if r.get("case") == "hostlist":
+                    md.write("\n| host list (%d x 224x224x3 NumPy) | ms |\n|---|---|\n" % r["images"])
+                    for k in ("new_results_ms", "given_results_ms", "pcie_both_ways_ms", "pcie_overlapped_ms",
+                              "host_copy_new_arrays_ms", "host_copy_given_ms"):
+                        md.write("| %s | %.3f |\n" % (k[:-3].replace("_", " "), r[k]))
     return 0
 
 

@@ -387,7 +387,7 @@ private:
         ++w.processed;
     }
 
-    static void finishHost(Slot& slot, std::vector<Mat>& results)
+    static void finishHost(Slot& slot, const std::vector<Mat>& images, std::vector<Mat>& results)
     {
         if (slot.index < 0)
             return;
@@ -395,7 +395,7 @@ private:
         if (!slot.stagedOut.empty())
         {
             Mat& result = results[slot.index];
-            result.create(slot.stagedOut.size(), slot.stagedOut.type());   // in place if it fits
+            detail::createResultLike(images[slot.index], result);   // in place if it fits
             detail::copyBands(slot.stagedOut, result);
         }
         slot.index = -1;
@@ -410,7 +410,7 @@ private:
             {
                 Slot& slot = *w.slots[k];
                 at = slot.index;
-                finishHost(slot, results);
+                finishHost(slot, images, results);
                 if (sh.failed)
                     break;
                 const size_t i = sh.next++;
@@ -422,7 +422,7 @@ private:
             for (auto& slot : w.slots)
             {
                 at = slot->index;
-                finishHost(*slot, results);
+                finishHost(*slot, images, results);
             }
         });
         drain(w);
@@ -559,8 +559,8 @@ void processBatchGaussian(const std::vector<Mat>& images, std::vector<Mat>& resu
     if (types.size() == 1 && detail::hostBatchTakes(images))
     {
         // One type: chunks of images, each one transfer each way and one batched blur.
-        constexpr size_t kChunkBytes = size_t(16) << 20;
-        detail::processHostBatchGaussian(images, results, ksize, sigmaX, sigmaY, borderType, resolveDevices(devices), kChunkBytes);
+        detail::processHostBatchGaussian(images, results, ksize, sigmaX, sigmaY, borderType, resolveDevices(devices),
+                                         detail::kHostBatchChunkBytes);
         return;
     }
     processBatch(images, [&]() -> Ptr<Filter> {

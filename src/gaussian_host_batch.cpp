@@ -17,6 +17,7 @@
 #include "cuda_check.hpp"
 #include "device_check.hpp"
 #include "gaussian_host_batch.hpp"
+#include "host_copy.hpp"
 
 namespace cv { namespace cuda { namespace detail {
 
@@ -113,13 +114,16 @@ void runDevice(int device, const std::vector<Mat>& images, std::vector<Mat>& res
             offsets[k] = at;
             at += bytesOf(images[s.first + k]);
         }
+        // Results allocated here, on this thread (NumPy's allocator takes the GIL), then filled over
+        // the host's threads.
+        for (size_t k = 0; k < s.count; k++)
+            createResultLike(images[s.first + k], results[s.first + k]);
         parallel_for_(Range(0, static_cast<int>(s.count)), [&](const Range& r) {
             for (int k = r.start; k < r.end; k++)
             {
                 const Mat& in = images[s.first + k];
                 const Mat staged(in.size(), in.type(), s.hostOut.data + offsets[k]);
                 Mat& out = results[s.first + k];
-                out.create(in.size(), in.type());
                 staged.copyTo(out);
             }
         });

@@ -7,6 +7,11 @@
 
 namespace cv { namespace cuda { namespace detail {
 
+/** Bytes per chunk: small enough that the first chunk's packing and the last one's unpacking, which
+ * nothing overlaps, are a small part of a list of small images; large enough that a chunk's fixed
+ * costs (a batch's launches, two transfers) stay below its bytes' transfer time. */
+constexpr size_t kHostBatchChunkBytes = size_t(4) << 20;
+
 /** Whether the chunked path takes these (checked, non-empty) images: one type, 2-D. */
 bool hostBatchTakes(const std::vector<Mat>& images);
 

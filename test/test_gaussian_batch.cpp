@@ -11,6 +11,7 @@
 #include "opencv2/cudaimage/batch.hpp"
 #include "opencv2/cudaimage/gaussian_blur_batch.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cuda_runtime_api.h>
 
@@ -103,6 +104,44 @@ INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_Paths,
                         ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Range(1, 5),
                                            ::testing::Values(cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT,
                                                              cv::BORDER_WRAP, cv::BORDER_CONSTANT)));
+
+// ---- the fused path's batched kernel takes every radius in one launch ---------------------------
+
+typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBatch_FusedRadii;
+
+TEST_P(CudaImage_GaussianBatch_FusedRadii, every_radius_in_one_batch_matches_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    // Radius per block: images of every fused radius (square, and rectangular: a float source's
+    // instance that skips padding taps) interleaved in one batch, sizes around one tile.
+    const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam());
+    const int type = CV_MAKETYPE(depth, cn);
+    cv::RNG rng(9100 + type);
+    std::vector<Mat> host;
+    std::vector<GpuMat> src;
+    std::vector<Size> ksizes;
+    std::vector<double> sx;
+    Stream s;
+    for (int r = path::FusedTile::kMaxR; r >= path::FusedTile::kMinR; r--)
+        for (const bool rect : {false, true})
+        {
+            const int tile = path::FusedTile::kCols - 2 * path::FusedTile::halo(r, cn);   // outputs per block row
+            const Size size(rect ? tile / cn + 1 : std::max(1, tile / cn - 1), 17 + 5 * r);
+            ksizes.push_back(Size(2 * r + 1, rect ? 2 * (r / 2) + 1 : 2 * r + 1));
+            sx.push_back(0.4 + 0.3 * r);
+            host.push_back(randomMat(size, type, rng));
+            src.emplace_back(host.back());
+        }
+    auto filter = cv::cuda::createGaussianBlurBatch(type, -1, Size(3, 3), 0, 0, cv::BORDER_REFLECT_101);
+    std::vector<GpuMat> dst;
+    filter->apply(src, dst, sx, {}, ksizes, s);
+    for (size_t i = 0; i < src.size(); i++)
+        expectImageMatches(host[i], toHost(dst[i], s), ksizes[i], sx[i], sx[i], cv::BORDER_REFLECT_101,
+                           cv::format("image %zu (%dx%d, ksize %dx%d)", i, host[i].cols, host[i].rows, ksizes[i].width, ksizes[i].height));
+}
+
+INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_FusedRadii,
+                        ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Range(1, 5)));
 
 // ---- the stacked form: N images one below the other (an NHWC or NCHW tensor) --------------------
 
@@ -214,13 +253,13 @@ TEST(CudaImage_GaussianBatch, host_list_in_chunks_matches_cpu)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(12);
-    // Small images that share chunks, one of exactly a chunk's bytes (16 MiB), one above it (a chunk
+    // Small images that share chunks, one of exactly a chunk's bytes (4 MiB), one above it (a chunk
     // of its own), regions of a larger image, and an image after the large ones.
     std::vector<Mat> images;
     for (int i = 0; i < 300; i++)
         images.push_back(randomMat(Size(17 + i % 50, 9 + i % 31), CV_8UC1, rng));
-    images.push_back(randomMat(Size(4096, 4096), CV_8UC1, rng));   // 16 MiB: exactly one chunk
-    images.push_back(randomMat(Size(4097, 4096), CV_8UC1, rng));   // above a chunk: a chunk of its own
+    images.push_back(randomMat(Size(2048, 2048), CV_8UC1, rng));   // 4 MiB: exactly one chunk
+    images.push_back(randomMat(Size(2049, 2048), CV_8UC1, rng));   // above a chunk: a chunk of its own
     const Mat parent = randomMat(Size(300, 200), CV_8UC1, rng);
     images.push_back(parent(cv::Rect(10, 10, 100, 50)));
     images.push_back(randomMat(Size(31, 7), CV_8UC1, rng));
@@ -240,6 +279,72 @@ TEST(CudaImage_GaussianBatch, host_list_in_chunks_matches_cpu)
     cv::cuda::processBatchGaussian(same, same, Size(0, 0), 1.7, 0, cv::BORDER_REFLECT_101);
     EXPECT_EQ(0, countDifferent(results[0], same[0]));
     EXPECT_EQ(0, countDifferent(results[1], same[1]));
+}
+
+/** A MatAllocator that counts what it allocates (OpenCV's default allocator does the work), as
+ * NumPy's allocator stands for the images cv2 hands to processBatchGaussian. */
+class CountingAllocator : public cv::MatAllocator
+{
+public:
+    cv::UMatData* allocate(int dims, const int* sizes, int type, void* data, size_t* step, cv::AccessFlag flags,
+                           cv::UMatUsageFlags usage) const CV_OVERRIDE
+    {
+        cv::UMatData* u = Mat::getStdAllocator()->allocate(dims, sizes, type, data, step, flags, usage);
+        if (u)
+        {
+            u->currAllocator = this;
+            ++allocations;
+        }
+        return u;
+    }
+    bool allocate(cv::UMatData* u, cv::AccessFlag flags, cv::UMatUsageFlags usage) const CV_OVERRIDE
+    {
+        return Mat::getStdAllocator()->allocate(u, flags, usage);
+    }
+    void deallocate(cv::UMatData* u) const CV_OVERRIDE
+    {
+        u->currAllocator = Mat::getStdAllocator();
+        Mat::getStdAllocator()->deallocate(u);
+    }
+    mutable std::atomic<int> allocations{0};
+};
+
+TEST(CudaImage_GaussianBatch, host_list_results_take_the_images_allocator)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    // Results without data are allocated as their image was (cv2: NumPy arrays, no copy on return);
+    // page-locked images' results are not page-locked. Both the chunked path (one type) and the
+    // per-image processor (two types).
+    static CountingAllocator counting;
+    cv::RNG rng(5);
+    for (const bool mixed : {false, true})
+    {
+        std::vector<Mat> images;
+        for (int i = 0; i < 6; i++)
+        {
+            Mat m;
+            m.allocator = &counting;
+            m.create(Size(40 + i, 30), mixed && i % 2 ? CV_8UC3 : CV_8UC1);
+            rng.fill(m, cv::RNG::UNIFORM, 0, 256);
+            images.push_back(m);
+        }
+        cv::cuda::HostMem locked(Size(40, 30), CV_8UC1, cv::cuda::HostMem::PAGE_LOCKED);
+        rng.fill(locked, cv::RNG::UNIFORM, 0, 256);
+        images.push_back(locked.createMatHeader());
+        const int before = counting.allocations;
+        std::vector<Mat> results;
+        cv::cuda::processBatchGaussian(images, results, Size(0, 0), 1.2);
+        ASSERT_EQ(images.size(), results.size());
+        EXPECT_EQ(6, counting.allocations - before) << (mixed ? "two types" : "one type");
+        for (size_t i = 0; i < images.size(); i++)
+        {
+            const bool counted = i < 6;
+            EXPECT_EQ(counted, results[i].u && results[i].u->currAllocator == &counting) << "image " << i;
+            Mat want;
+            cv::GaussianBlur(images[i], want, Size(0, 0), 1.2, 1.2, cv::BORDER_REPLICATE);
+            EXPECT_EQ(0, countDifferent(want, results[i])) << "image " << i;
+        }
+    }
 }
 
 // ---- CUDA graphs: a captured batch replays on new data ------------------------------------------

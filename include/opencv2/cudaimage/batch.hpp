@@ -48,7 +48,8 @@ not meant to run from several threads at once on one processor; such calls run o
   be accepted by the filter (a createGaussianBlur filter takes one type; processBatchGaussian()
   accepts several). results is resized to the number of images, and results[i] receives the
   filter's output for images[i] through Mat::create (an element of the right size and type is
-  written in place; results may be images itself). Images in page-locked memory (cv::cuda::HostMem,
+  written in place; results may be images itself; an element without data takes images[i]'s
+  allocator unless that is page-locked, so that cv2 returns NumPy results without a copy). Images in page-locked memory (cv::cuda::HostMem,
   or a Mat whose allocator is HostMem::getAllocator()) are uploaded from directly, and results
   elements of the right size and type in page-locked memory are downloaded into directly: no
   staging copy on the host for them. An image that is a region of a larger Mat is filtered as an
@@ -131,7 +132,7 @@ the exact guarantees) gives for that image; an image that is a region of a large
 an image of its own. Bad arguments (as for createGaussianBlur, for every type present) and bad
 images throw cv::Exception before any CUDA call.
 
-Images of one type (each up to 1 GiB) move in chunks of up to 16 MiB: each chunk is packed into
+Images of one type (each up to 1 GiB) move in chunks of up to 4 MiB: each chunk is packed into
 page-locked staging over OpenCV's threads, copied to the device in one transfer, blurred as one
 batch (createGaussianBlurBatch: a few launches for the whole chunk) and copied back in one transfer,
 two chunks in flight per device on streams of their own, so that transfers, kernels and the host's
@@ -140,6 +141,11 @@ packing overlap. The staging, device buffers, streams and filter are kept per de
 chunk of its size has been seen. Several devices take contiguous ranges of about equal bytes. Lists
 of mixed types (or a larger image) go through a temporary BatchProcessor with
 createGaussianBlur(type, -1, ksize, sigmaX, sigmaY, borderType, borderType) per type.
+
+A result without data is allocated by its image's allocator (unless that is a page-locked one): from
+Python, where the images are NumPy arrays, the results are NumPy arrays that cv2 returns without
+another copy. Results given with the right size and type are written in place (in Python: pass a
+list of arrays as results), which also spares the page faults of new memory.
 
 @param images Non-empty list of non-empty host images.
 @param results Blurred images, in the order of @p images.

@@ -222,15 +222,33 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
     fusedTileBody<Depth, Cn, R, Padded>(p, taps);
 }
 
-// A batch: blockIdx.z is the image; the grid covers the largest image of the launch.
-template <int Depth, int Cn, int R, bool Padded>
+// A batch: blockIdx.z is the image; the grid covers the largest image of the launch. The radius is
+// the image's (its taps' r), dispatched per block: one launch takes every radius of the path, so a
+// batch of random sigmas is one launch rather than one per radius, each ending in a partly empty
+// wave. Every radius's body has the same shared memory; the registers are the largest body's.
+template <int Depth, int Cn, bool Padded>
 __global__ void __launch_bounds__(kThreads, 4) fusedTileBatch(const BatchItem* __restrict__ items)
 {
     const BatchItem& item = items[blockIdx.z];
     const BlurCall p = item.call;
-    if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, R>::kTile >= static_cast<long long>(p.width) * Cn)
-        return;
-    fusedTileBody<Depth, Cn, R, Padded>(p, *static_cast<const TapsOf<Depth>*>(item.taps));
+    const TapsOf<Depth>& taps = *static_cast<const TapsOf<Depth>*>(item.taps);
+    auto body = [&](auto radius) {
+        constexpr int R = decltype(radius)::value;
+        if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, R>::kTile < static_cast<long long>(p.width) * Cn)
+            fusedTileBody<Depth, Cn, R, Padded>(p, taps);
+    };
+    switch (taps.r)
+    {
+    case 1: body(std::integral_constant<int, 1>()); break;
+    case 2: body(std::integral_constant<int, 2>()); break;
+    case 3: body(std::integral_constant<int, 3>()); break;
+    case 4: body(std::integral_constant<int, 4>()); break;
+    case 5: body(std::integral_constant<int, 5>()); break;
+    case 6: body(std::integral_constant<int, 6>()); break;
+    case 7: body(std::integral_constant<int, 7>()); break;
+    case 8: body(std::integral_constant<int, 8>()); break;
+    default: break;   // the host gives the path only radii 1..8
+    }
 }
 
 template <int Depth, int Cn, int R, bool Padded>
@@ -249,18 +267,17 @@ void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPoli
     fusedTile<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(p, taps);
 }
 
-template <int Depth, int Cn, int R, bool Padded>
+template <int Depth, int Cn, bool Padded>
 void launchBatchInstance(const BatchLaunch& b, cudaStream_t stream)
 {
-    typedef Geometry<Depth, Cn, R> G;
     const size_t smem = tile::sharedBytes<Tile>(Depth);
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedTileBatch<Depth, Cn, R, Padded>, smem, optedIn);
-    const int strips = (b.maxHeight + G::kRows - 1) / G::kRows;
+    optInSharedMemory(fusedTileBatch<Depth, Cn, Padded>, smem, optedIn);
+    const int strips = (b.maxHeight + DepthPolicy<Depth>::kRows - 1) / DepthPolicy<Depth>::kRows;
     for (int first = 0; first < b.count; first += kMaxGridZ)
     {
         const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        fusedTileBatch<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(b.items + first);
+        fusedTileBatch<Depth, Cn, Padded><<<grid, kThreads, smem, stream>>>(b.items + first);
     }
 }
 
@@ -294,27 +311,10 @@ void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Dept
 template <int Depth, int Cn>
 void launchBatchR(const BatchLaunch& b, cudaStream_t stream)
 {
-    const int r = b.instance >> 1;
-    const bool padded = (b.instance & 1) != 0;
-    auto go = [&](auto radius) {
-        constexpr int R = decltype(radius)::value;
-        if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
-            if (padded)
-                return launchBatchInstance<Depth, Cn, R, true>(b, stream);
-        launchBatchInstance<Depth, Cn, R, false>(b, stream);
-    };
-    switch (r)
-    {
-    case 1: go(std::integral_constant<int, 1>()); break;
-    case 2: go(std::integral_constant<int, 2>()); break;
-    case 3: go(std::integral_constant<int, 3>()); break;
-    case 4: go(std::integral_constant<int, 4>()); break;
-    case 5: go(std::integral_constant<int, 5>()); break;
-    case 6: go(std::integral_constant<int, 6>()); break;
-    case 7: go(std::integral_constant<int, 7>()); break;
-    case 8: go(std::integral_constant<int, 8>()); break;
-    default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= radius <= %d, got %d", FusedTapsF::kMaxR, r));
-    }
+    if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
+        if (b.instance != 0)
+            return launchBatchInstance<Depth, Cn, true>(b, stream);
+    launchBatchInstance<Depth, Cn, false>(b, stream);
 }
 
 } // namespace
@@ -367,7 +367,7 @@ BatchTaps FusedPath::batchTaps(const Taps& t, int depth)
         constexpr int Depth = decltype(d)::value;
         const auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
         const bool padded = std::is_floating_point<typename DepthPolicy<Depth>::Src>::value && (w.rx != w.r || w.ry != w.r);
-        b.instance = 2 * w.r + (padded ? 1 : 0);
+        b.instance = padded ? 1 : 0;   // every radius in one launch (fusedTileBatch)
         b.assign(&w, sizeof(w));
     });
     return b;
