@@ -9,12 +9,19 @@
 //     slot 1:         .....|copy in|H2D|filter|D2H|.............|copy out|copy in|H2D|...
 //                     (host)   (GPU, asynchronous on the slot's stream)
 //
+//   Small ordinary (pageable) host images move in groups (up to kGroupBytes, each image at most
+//   kGroupImageBytes): one slot packs a group into its page-locked staging over the host's threads,
+//   uploads it in one transfer, applies the filter to each image's view, downloads every result in
+//   one transfer. A group forms once the worker has seen the filter's output type for that input
+//   type (learned from an image processed alone), so that each result's place is known in advance.
+//
 //   A slot is reused only after its stream has finished (Stream::waitForCompletion), so its
 //   page-locked staging and device buffers are never overwritten while a copy or kernel uses them.
 //   While the GPU works on one slot the worker copies the other slot's result out of page-locked
 //   memory and the next image in. Images are handed out through an atomic counter, so a device
 //   that finishes sooner takes more.
 #include "precomp.hpp"
+#include "cuda_check.hpp"
 #include "device_check.hpp"
 #include "gaussian_arguments.hpp"
 #include "host_copy.hpp"
@@ -157,6 +164,13 @@ struct Slot
     int index = -1;        // image in flight, or -1
     Mat stagedOut;         // its result, in hostOut (host images)
     SyncedMat keepIn;      // its input, kept alive until the stream is done (SyncedMat images)
+
+    // A group of small host images (startHostGroup): bytes in page-locked and device memory.
+    HostMem packIn, packOut;
+    GpuMat packDevIn, packDevOut;
+    std::vector<int> group;        // its images, in order
+    std::vector<Mat> groupStaged;  // each result inside packOut (or in a staging of its own)
+    std::vector<GpuMat> keepOut;   // results a filter placed elsewhere, kept until downloaded
 };
 
 struct Worker
@@ -165,6 +179,7 @@ struct Worker
     Ptr<Filter> filter;
     std::unique_ptr<Slot> slots[2];
     int processed = 0;
+    std::map<int, int> outputTypes;   // input type -> the type of its same-size result (-1: not same size)
 
     ~Worker()
     {
@@ -187,6 +202,7 @@ struct Shared
 {
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
+    std::mutex take;   // host images: a worker takes one image or a group under it
     std::mutex mtx;
     int code = Error::StsOk;
     String message;
@@ -240,6 +256,9 @@ void drain(Worker& w)
         }
         slot->index = -1;
         slot->keepIn.release();
+        slot->group.clear();
+        slot->groupStaged.clear();
+        slot->keepOut.clear();
     }
 }
 
@@ -384,18 +403,144 @@ private:
         slot.stagedOut = direct ? Mat() : stagingView(slot.hostOut, slot.devOut.size(), slot.devOut.type());
         slot.devOut.download(direct ? result : slot.stagedOut, slot.stream);
         slot.index = i;
+        w.outputTypes[image.type()] = slot.devOut.size() == image.size() ? slot.devOut.type() : -1;
         ++w.processed;
+    }
+
+    static constexpr size_t kGroupBytes = size_t(4) << 20;        // per direction
+    static constexpr size_t kGroupImageBytes = size_t(1) << 20;   // larger images go alone
+    static constexpr size_t kGroupAlign = 256;                    // each image's offset (as cudaMalloc)
+    static size_t groupAlign(size_t n) { return (n + kGroupAlign - 1) / kGroupAlign * kGroupAlign; }
+    static size_t bytesOf(const Mat& m) { return m.total() * m.elemSize(); }
+
+    // Whether image i can join a group on this worker, and its bytes in and out.
+    static bool groupable(const Worker& w, const Mat& image, size_t& in, size_t& out)
+    {
+        const auto t = w.outputTypes.find(image.type());
+        if (t == w.outputTypes.end() || t->second < 0 || detail::isPageLocked(image.data))
+            return false;
+        in = groupAlign(bytesOf(image));
+        out = groupAlign(image.total() * CV_ELEM_SIZE(t->second));
+        return std::max(in, out) <= kGroupImageBytes;
+    }
+
+    // The next images for worker w: [first, last), a group of groupable images or one image.
+    static std::pair<size_t, size_t> takeHost(Shared& sh, const Worker& w, const std::vector<Mat>& images)
+    {
+        std::lock_guard<std::mutex> lock(sh.take);
+        const size_t first = sh.next;
+        size_t last = std::min(first + 1, images.size());
+        size_t in = 0, out = 0, sumIn = 0, sumOut = 0;
+        if (first < images.size() && groupable(w, images[first], sumIn, sumOut))
+            while (last < images.size() && groupable(w, images[last], in, out) && sumIn + in <= kGroupBytes &&
+                   sumOut + out <= kGroupBytes)
+            {
+                sumIn += in;
+                sumOut += out;
+                ++last;
+            }
+        sh.next = last;
+        return {first, last};
+    }
+
+    static void reserveBytes(HostMem& m, size_t bytes)
+    {
+        if (m.empty() || static_cast<size_t>(m.cols) < bytes)
+            m = HostMem(1, static_cast<int>(std::max(bytes, kGroupBytes)), CV_8UC1, HostMem::PAGE_LOCKED);
+    }
+    static void reserveBytes(GpuMat& m, size_t bytes)
+    {
+        if (m.empty() || static_cast<size_t>(m.cols) < bytes)
+            m.create(1, static_cast<int>(std::max(bytes, kGroupBytes)), CV_8UC1);
+    }
+
+    // A group: packed over the host's threads, one upload, the filter on each image's view, one
+    // download. A result the filter placed elsewhere (another size or type than learned) is
+    // downloaded on its own.
+    static void startHostGroup(Worker& w, Slot& slot, const std::vector<Mat>& images, size_t first, size_t last, int& at)
+    {
+        const size_t n = last - first;
+        std::vector<size_t> inAt(n), outAt(n);
+        size_t inBytes = 0, outBytes = 0;
+        for (size_t k = 0; k < n; ++k)
+        {
+            size_t in = 0, out = 0;
+            groupable(w, images[first + k], in, out);
+            inAt[k] = inBytes;
+            outAt[k] = outBytes;
+            inBytes += in;
+            outBytes += out;
+        }
+        reserveBytes(slot.packIn, inBytes);
+        reserveBytes(slot.packOut, outBytes);
+        reserveBytes(slot.packDevIn, inBytes);
+        reserveBytes(slot.packDevOut, outBytes);
+        parallel_for_(Range(0, static_cast<int>(n)), [&](const Range& r) {
+            for (int k = r.start; k < r.end; ++k)
+            {
+                const Mat& image = images[first + k];
+                Mat staged(image.size(), image.type(), slot.packIn.data + inAt[k]);
+                image.copyTo(staged);
+            }
+        });
+        const cudaStream_t raw = StreamAccessor::getStream(slot.stream);
+        CUDAIMAGE_CHECK(cudaMemcpyAsync(slot.packDevIn.data, slot.packIn.data, inBytes, cudaMemcpyHostToDevice, raw));
+        slot.group.clear();
+        slot.groupStaged.assign(n, Mat());
+        slot.keepOut.clear();
+        std::vector<std::pair<size_t, GpuMat> > elsewhere;
+        for (size_t k = 0; k < n; ++k)
+        {
+            at = static_cast<int>(first + k);
+            const Mat& image = images[first + k];
+            const int outType = w.outputTypes[image.type()];
+            const GpuMat in(image.size(), image.type(), slot.packDevIn.data + inAt[k]);
+            const GpuMat place(image.size(), outType, slot.packDevOut.data + outAt[k]);
+            GpuMat out = place;
+            w.filter->apply(in, out, slot.stream);
+            slot.group.push_back(static_cast<int>(first + k));
+            if (out.data == place.data && out.size() == place.size() && out.type() == place.type())
+                slot.groupStaged[k] = Mat(image.size(), outType, slot.packOut.data + outAt[k]);
+            else
+                elsewhere.emplace_back(k, out);
+        }
+        CUDAIMAGE_CHECK(cudaMemcpyAsync(slot.packOut.data, slot.packDevOut.data, outBytes, cudaMemcpyDeviceToHost, raw));
+        for (auto& e : elsewhere)
+        {
+            Mat& staged = slot.groupStaged[e.first];
+            staged.allocator = HostMem::getAllocator(HostMem::PAGE_LOCKED);   // an asynchronous download needs it
+            staged.create(e.second.size(), e.second.type());
+            e.second.download(staged, slot.stream);
+            slot.keepOut.push_back(e.second);
+        }
+        w.processed += static_cast<int>(n);
     }
 
     static void finishHost(Slot& slot, const std::vector<Mat>& images, std::vector<Mat>& results)
     {
+        if (!slot.group.empty())
+        {
+            slot.stream.waitForCompletion();
+            // Results allocated on this thread (NumPy's allocator takes the GIL), filled over the host's threads.
+            for (size_t k = 0; k < slot.group.size(); ++k)
+                detail::createResultLike(images[slot.group[k]], slot.groupStaged[k].size(), slot.groupStaged[k].type(),
+                                         results[slot.group[k]]);
+            parallel_for_(Range(0, static_cast<int>(slot.group.size())), [&](const Range& r) {
+                for (int k = r.start; k < r.end; ++k)
+                    slot.groupStaged[k].copyTo(results[slot.group[k]]);
+            });
+            slot.group.clear();
+            slot.groupStaged.clear();
+            slot.keepOut.clear();
+            return;
+        }
         if (slot.index < 0)
             return;
         slot.stream.waitForCompletion();
         if (!slot.stagedOut.empty())
         {
             Mat& result = results[slot.index];
-            detail::createResultLike(images[slot.index], result);   // in place if it fits
+            detail::createResultLike(images[slot.index], slot.stagedOut.size(), slot.stagedOut.type(), result);   // in place if it fits
             detail::copyBands(slot.stagedOut, result);
         }
         slot.index = -1;
@@ -409,19 +554,22 @@ private:
             for (int k = 0;; k ^= 1)
             {
                 Slot& slot = *w.slots[k];
-                at = slot.index;
+                at = slot.group.empty() ? slot.index : slot.group.front();
                 finishHost(slot, images, results);
                 if (sh.failed)
                     break;
-                const size_t i = sh.next++;
-                if (i >= images.size())
+                const std::pair<size_t, size_t> take = takeHost(sh, w, images);
+                if (take.first >= images.size())
                     break;
-                at = (int)i;
-                startHost(w, slot, images[i], results[i], (int)i);
+                at = (int)take.first;
+                if (take.second - take.first > 1)
+                    startHostGroup(w, slot, images, take.first, take.second, at);
+                else
+                    startHost(w, slot, images[take.first], results[take.first], (int)take.first);
             }
             for (auto& slot : w.slots)
             {
-                at = slot->index;
+                at = slot->group.empty() ? slot->index : slot->group.front();
                 finishHost(*slot, images, results);
             }
         });

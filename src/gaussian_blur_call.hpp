@@ -48,7 +48,7 @@ struct BatchLaunch
 {
     int depth = 0;
     int channels = 1;
-    int instance = 0;                  //!< the path's kernel instance (fused: whether padding taps are skipped)
+    int instance = 0;                  //!< the path's kernel instance (fused: radius and padding, or 0 for every radius)
     const BatchItem* items = nullptr;  //!< device memory, `count` items
     int count = 0;
     int blocksAcross = 0;              //!< most tiles across any image of the launch

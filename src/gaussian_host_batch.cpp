@@ -117,7 +117,7 @@ void runDevice(int device, const std::vector<Mat>& images, std::vector<Mat>& res
         // Results allocated here, on this thread (NumPy's allocator takes the GIL), then filled over
         // the host's threads.
         for (size_t k = 0; k < s.count; k++)
-            createResultLike(images[s.first + k], results[s.first + k]);
+            createResultLike(images[s.first + k], images[s.first + k].size(), images[s.first + k].type(), results[s.first + k]);
         parallel_for_(Range(0, static_cast<int>(s.count)), [&](const Range& r) {
             for (int k = r.start; k < r.end; k++)
             {

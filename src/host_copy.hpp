@@ -52,18 +52,18 @@ inline void copyBands(const Mat& src, Mat& dst)
     }, bands);
 }
 
-//! Allocates `result` for a copy of `image`'s size and type. A result without data takes the image's
-//! allocator: in Python that is NumPy's, so cv2 hands the result back as the array it is, where a
-//! result of OpenCV's default allocator would be copied once more into a new array (a second pass
-//! over every byte and its page faults). Page-locked allocators are not taken: cudaHostAlloc per
-//! result costs more than the copy it saves.
-inline void createResultLike(const Mat& image, Mat& result)
+//! Allocates `result` with `size` and `type` for the output of a filter applied to `image`. A result
+//! without data takes the image's allocator: in Python that is NumPy's, so cv2 hands the result
+//! back as the array it is, where a result of OpenCV's default allocator would be copied once more
+//! into a new array (a second pass over every byte and its page faults). Page-locked allocators are
+//! not taken: cudaHostAlloc per result costs more than the copy it saves.
+inline void createResultLike(const Mat& image, Size size, int type, Mat& result)
 {
     if (!result.data && image.allocator && image.allocator != cuda::HostMem::getAllocator(cuda::HostMem::PAGE_LOCKED) &&
         image.allocator != cuda::HostMem::getAllocator(cuda::HostMem::SHARED) &&
         image.allocator != cuda::HostMem::getAllocator(cuda::HostMem::WRITE_COMBINED))
         result.allocator = image.allocator;
-    result.create(image.size(), image.type());
+    result.create(size, type);
 }
 
 }}} // namespace cv::cuda::detail

@@ -254,6 +254,81 @@ TEST(CudaImage_MultiGpu, batch_one_device_equals_cpu_in_order)
     EXPECT_EQ(dev, cv::cuda::getDevice());
 }
 
+// A Gaussian blur whose result is converted to CV_32F, written where dst points or (newMemory) into
+// memory of its own that dst is then pointed at: BatchProcessor must not assume where a result lands.
+struct BlurToFloat : public cv::cuda::Filter
+{
+    explicit BlurToFloat(bool newMemory) : newMemory_(newMemory),
+        inner_(cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(0, 0), 1.3)) {}
+
+    void apply(cv::InputArray src, cv::OutputArray dst, Stream& stream) override
+    {
+        GpuMat blurred;
+        inner_->apply(src, blurred, stream);
+        if (newMemory_)
+        {
+            GpuMat own;
+            blurred.convertTo(own, CV_32F, stream);
+            dst.getGpuMatRef() = own;
+        }
+        else
+            blurred.convertTo(dst, CV_32F, stream);
+        held_.push_back(blurred);   // kept until the stream is done (the next call waits for it)
+        if (held_.size() > 64)
+        {
+            stream.waitForCompletion();
+            held_.clear();
+        }
+    }
+
+    bool newMemory_;
+    Ptr<cv::cuda::Filter> inner_;
+    std::vector<GpuMat> held_;
+};
+
+TEST(CudaImage_MultiGpu, batch_small_images_move_in_groups)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    // Many small pageable images go in groups (one transfer each way per group); a large one, a
+    // page-locked one and the first of each type go alone. Each result as if alone, in order;
+    // with a filter that changes the type, and one that puts its result in memory of its own.
+    cv::RNG rng(31);
+    std::vector<Mat> images;
+    for (int i = 0; i < 300; ++i)
+        images.push_back(cudaimage_test::randomMat(Size(5 + (i * 7) % 90, 3 + (i * 5) % 70), CV_8UC1, rng));
+    images.insert(images.begin() + 40, cudaimage_test::randomMat(Size(1100, 1000), CV_8UC1, rng));   // above a group's image limit
+    cv::cuda::HostMem locked(Size(33, 21), CV_8UC1, cv::cuda::HostMem::PAGE_LOCKED);
+    rng.fill(locked, cv::RNG::UNIFORM, 0, 256);
+    images.insert(images.begin() + 100, locked.createMatHeader());
+    const Mat parent = cudaimage_test::randomMat(Size(120, 90), CV_8UC1, rng);
+    images.insert(images.begin() + 200, parent(Rect(7, 5, 60, 40)));
+    const int dev = cv::cuda::getDevice();
+
+    Ptr<BatchProcessor> same = BatchProcessor::create(gaussianFactory(CV_8UC1, 1.3), {dev});
+    for (int round = 0; round < 2; ++round)   // the second call reuses the groups' buffers
+    {
+        std::vector<Mat> results;
+        same->process(images, results);
+        ASSERT_EQ(images.size(), results.size());
+        for (size_t i = 0; i < images.size(); ++i)
+            ASSERT_EQ(0, cudaimage_test::countDifferent(cpuBlur(images[i].clone(), 1.3), results[i])) << "image " << i;
+        EXPECT_EQ((int)images.size(), same->imagesPerDevice()[0]);
+    }
+    for (const bool newMemory : {false, true})
+    {
+        std::vector<Mat> results;
+        cv::cuda::processBatch(images, [newMemory] { return cv::makePtr<BlurToFloat>(newMemory); }, results, {dev});
+        ASSERT_EQ(images.size(), results.size());
+        for (size_t i = 0; i < images.size(); ++i)
+        {
+            Mat want;
+            cpuBlur(images[i].clone(), 1.3).convertTo(want, CV_32F);
+            ASSERT_EQ(CV_32FC1, results[i].type()) << "image " << i;
+            ASSERT_EQ(0, cv::norm(want, results[i], cv::NORM_INF)) << "image " << i << (newMemory ? " (new memory)" : "");
+        }
+    }
+}
+
 TEST(CudaImage_MultiGpu, batch_processor_reused_factory_once_per_device)
 {
     CUDAIMAGE_REQUIRE_GPU();

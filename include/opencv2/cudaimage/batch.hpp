@@ -36,7 +36,14 @@ on its stream, the worker copies the other slot's finished result out of page-lo
 the next image in: host copies, transfers in both directions and kernels of successive images
 overlap. Those host copies of ordinary (pageable) images are split into row bands of at least 1 MiB
 over OpenCV's threads (cv::setNumThreads() sets how many; with several GPUs the workers share them,
-and a worker that finds them busy copies alone).
+and a worker that finds them busy copies alone). Small ordinary images (up to 1 MiB each) move in
+groups of up to 4 MiB per direction: a slot packs a group into its page-locked staging over the
+host's threads, uploads it in one transfer, applies the filter to each image in turn and downloads
+every result in one transfer, so that a list of many small images pays two transfers per group
+rather than per image. A group forms once the worker has seen the filter's output type for that
+input type (the first image of each type goes alone); a filter that puts a result elsewhere than
+the view it was given (another size or type, or memory of its own) still works: that result is
+downloaded on its own.
 
 A processor keeps its filters, streams and buffers between calls: reuse it for repeated batches of
 the same size (after the first batch, a batch of same-sized images allocates nothing). process() is

@@ -222,33 +222,39 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
     fusedTileBody<Depth, Cn, R, Padded>(p, taps);
 }
 
-// A batch: blockIdx.z is the image; the grid covers the largest image of the launch. The radius is
-// the image's (its taps' r), dispatched per block: one launch takes every radius of the path, so a
-// batch of random sigmas is one launch rather than one per radius, each ending in a partly empty
-// wave. Every radius's body has the same shared memory; the registers are the largest body's.
-template <int Depth, int Cn, bool Padded>
-__global__ void __launch_bounds__(kThreads, 4) fusedTileBatch(const BatchItem* __restrict__ items)
+// A batch: blockIdx.z is the image; the grid covers the largest image of the launch. 8U and 16U
+// dispatch the radius per block (R = 0): one launch takes every radius, so a batch of random sigmas
+// is one launch rather than one per radius, each ending in a partly empty wave; their bodies
+// together fit 96 registers (5 blocks per SM, as their single instances). 16S, 32F and 64F keep one
+// instance per radius: their bodies together spill (ptxas, sm_90: up to 1.5 KB per thread at 64F).
+constexpr bool radiusPerBlock(int depth) { return depth == CV_8U || depth == CV_16U; }
+
+template <int Depth, int Cn, int R, bool Padded>
+__global__ void __launch_bounds__(kThreads, radiusPerBlock(Depth) ? 5 : 4) fusedTileBatch(const BatchItem* __restrict__ items)
 {
     const BatchItem& item = items[blockIdx.z];
     const BlurCall p = item.call;
     const TapsOf<Depth>& taps = *static_cast<const TapsOf<Depth>*>(item.taps);
     auto body = [&](auto radius) {
-        constexpr int R = decltype(radius)::value;
-        if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, R>::kTile < static_cast<long long>(p.width) * Cn)
-            fusedTileBody<Depth, Cn, R, Padded>(p, taps);
+        constexpr int Rb = decltype(radius)::value;
+        if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, Rb>::kTile < static_cast<long long>(p.width) * Cn)
+            fusedTileBody<Depth, Cn, Rb, Padded>(p, taps);
     };
-    switch (taps.r)
-    {
-    case 1: body(std::integral_constant<int, 1>()); break;
-    case 2: body(std::integral_constant<int, 2>()); break;
-    case 3: body(std::integral_constant<int, 3>()); break;
-    case 4: body(std::integral_constant<int, 4>()); break;
-    case 5: body(std::integral_constant<int, 5>()); break;
-    case 6: body(std::integral_constant<int, 6>()); break;
-    case 7: body(std::integral_constant<int, 7>()); break;
-    case 8: body(std::integral_constant<int, 8>()); break;
-    default: break;   // the host gives the path only radii 1..8
-    }
+    if constexpr (R > 0)
+        body(std::integral_constant<int, R>());
+    else
+        switch (taps.r)
+        {
+        case 1: body(std::integral_constant<int, 1>()); break;
+        case 2: body(std::integral_constant<int, 2>()); break;
+        case 3: body(std::integral_constant<int, 3>()); break;
+        case 4: body(std::integral_constant<int, 4>()); break;
+        case 5: body(std::integral_constant<int, 5>()); break;
+        case 6: body(std::integral_constant<int, 6>()); break;
+        case 7: body(std::integral_constant<int, 7>()); break;
+        case 8: body(std::integral_constant<int, 8>()); break;
+        default: break;   // the host gives the path only radii 1..8
+        }
 }
 
 template <int Depth, int Cn, int R, bool Padded>
@@ -267,17 +273,17 @@ void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPoli
     fusedTile<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(p, taps);
 }
 
-template <int Depth, int Cn, bool Padded>
+template <int Depth, int Cn, int R, bool Padded>
 void launchBatchInstance(const BatchLaunch& b, cudaStream_t stream)
 {
     const size_t smem = tile::sharedBytes<Tile>(Depth);
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedTileBatch<Depth, Cn, Padded>, smem, optedIn);
+    optInSharedMemory(fusedTileBatch<Depth, Cn, R, Padded>, smem, optedIn);
     const int strips = (b.maxHeight + DepthPolicy<Depth>::kRows - 1) / DepthPolicy<Depth>::kRows;
     for (int first = 0; first < b.count; first += kMaxGridZ)
     {
         const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        fusedTileBatch<Depth, Cn, Padded><<<grid, kThreads, smem, stream>>>(b.items + first);
+        fusedTileBatch<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(b.items + first);
     }
 }
 
@@ -308,13 +314,36 @@ void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Dept
     }
 }
 
+// The batch's instance: 0 for 8U and 16U (every radius), else 2 r + padded (BatchTaps).
 template <int Depth, int Cn>
 void launchBatchR(const BatchLaunch& b, cudaStream_t stream)
 {
-    if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
-        if (b.instance != 0)
-            return launchBatchInstance<Depth, Cn, true>(b, stream);
-    launchBatchInstance<Depth, Cn, false>(b, stream);
+    if constexpr (radiusPerBlock(Depth))
+        launchBatchInstance<Depth, Cn, 0, false>(b, stream);
+    else
+    {
+        const int r = b.instance >> 1;
+        const bool padded = (b.instance & 1) != 0;
+        auto go = [&](auto radius) {
+            constexpr int R = decltype(radius)::value;
+            if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
+                if (padded)
+                    return launchBatchInstance<Depth, Cn, R, true>(b, stream);
+            launchBatchInstance<Depth, Cn, R, false>(b, stream);
+        };
+        switch (r)
+        {
+        case 1: go(std::integral_constant<int, 1>()); break;
+        case 2: go(std::integral_constant<int, 2>()); break;
+        case 3: go(std::integral_constant<int, 3>()); break;
+        case 4: go(std::integral_constant<int, 4>()); break;
+        case 5: go(std::integral_constant<int, 5>()); break;
+        case 6: go(std::integral_constant<int, 6>()); break;
+        case 7: go(std::integral_constant<int, 7>()); break;
+        case 8: go(std::integral_constant<int, 8>()); break;
+        default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= radius <= %d, got %d", FusedTapsF::kMaxR, r));
+        }
+    }
 }
 
 } // namespace
@@ -367,7 +396,7 @@ BatchTaps FusedPath::batchTaps(const Taps& t, int depth)
         constexpr int Depth = decltype(d)::value;
         const auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
         const bool padded = std::is_floating_point<typename DepthPolicy<Depth>::Src>::value && (w.rx != w.r || w.ry != w.r);
-        b.instance = padded ? 1 : 0;   // every radius in one launch (fusedTileBatch)
+        b.instance = radiusPerBlock(Depth) ? 0 : 2 * w.r + (padded ? 1 : 0);   // launchBatchR
         b.assign(&w, sizeof(w));
     });
     return b;

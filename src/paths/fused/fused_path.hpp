@@ -72,10 +72,10 @@ struct FusedPath : PathUnit
     /** Enqueues the kernel on `stream`. Not in place. */
     static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
 
-    /** Batched: the same kernel body, blockIdx.z the image, call and taps read from device memory,
-     * the radius dispatched per block (one launch takes every radius). */
+    /** Batched: the same kernel body, blockIdx.z the image, call and taps read from device memory;
+     * 8U and 16U dispatch the radius per block (one launch takes every radius). */
     static constexpr bool kBatched = true;
-    /** The taps of one depth as its batched kernel reads them, and their instance (1 when a float source skips padding taps, else 0). */
+    /** The taps of one depth as its batched kernel reads them, and their instance (8U, 16U: 0; else 2 r + 1 when a float source skips padding taps, 2 r otherwise). */
     static BatchTaps batchTaps(const Taps& taps, int depth);
     /** Enqueues one launch per 65,535 images of `b` (all of one instance) on `stream`. */
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
