@@ -8,6 +8,7 @@ cv2.cudaimage.tensor.gaussian_blur_batch, called twice (the first warms up; prof
         --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \\
         python3 perf/ncu_batch_case.py 256 224 224 3 [--smax 2]
 
+--repeat K calls it K times instead of twice (a host profiler's run: py-spy record --native).
 --host-slope instead times the host part of a call (wall time of the enqueue, the stream idle
 before it) for N/8, N/4, N/2 and N images, with one sigma for all and with a sigma per image: the
 slope is the host cost per image."""
@@ -28,6 +29,7 @@ def main():
     ap.add_argument("c", type=int)
     ap.add_argument("--smax", type=float, default=2.0)
     ap.add_argument("--host-slope", action="store_true")
+    ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
     import cupy
     rng = np.random.default_rng(3)
@@ -36,8 +38,9 @@ def main():
     y = cupy.empty_like(x)
     sigmas = rng.uniform(0.1, args.smax, args.n)
     if not args.host_slope:
-        for _ in range(2):
+        for _ in range(args.repeat):
             tensor.gaussian_blur_batch(x, sigmas, out=y)
+            cupy.cuda.get_current_stream().synchronize()
         cupy.cuda.runtime.deviceSynchronize()
         print("%d x %dx%dx%d: done" % shape)
         return

@@ -381,6 +381,7 @@ private:
                 b.depth = CV_MAT_DEPTH(srcType_);
                 b.channels = CV_MAT_CN(srcType_);
                 b.instance = g.instance;
+                b.multiprocessors = limits.multiprocessors;
                 b.items = reinterpret_cast<const BatchItem*>(device.data()) + at;
                 b.count = static_cast<int>(g.images.size());
                 for (size_t i : g.images)

@@ -53,6 +53,7 @@ struct BatchLaunch
     int count = 0;
     int blocksAcross = 0;              //!< most tiles across any image of the launch
     int maxHeight = 0;                 //!< most rows of any image of the launch
+    int multiprocessors = 0;           //!< the device's SMs (launchers size their strips by them)
 };
 
 }}} // namespace cv::cuda::gaussian

@@ -128,6 +128,7 @@ private:
     {
         PathChoice c;
         c.radius = q.radius();
+        c.multiprocessors = q.multiprocessors;
         int i = 0;
         bool decided = false;
         auto ask = [&](auto index) {

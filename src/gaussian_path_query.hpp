@@ -82,6 +82,7 @@ struct PathChoice : Verdict
     int index = -1;           //!< position of the path in the list (src/gaussian_paths.hpp)
     const char* name = "";    //!< the path's name
     int radius = 0;           //!< R = max(rx, ry)
+    int multiprocessors = 0;  //!< the query's (launchers size their strips by it)
     const char* declined[kMaxPaths] = {}; //!< declined[i]: why path i did not take the call (i < index)
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include "gaussian_reference.hpp"
 #include "gaussian_path_ids.hpp"
+#include "opencv2/cudaimage/gaussian_blur_batch.hpp"
 
 namespace opencv_test { namespace {
 
@@ -345,6 +346,57 @@ TEST_P(CudaImage_GaussianBlur_PathBoundaries, matches_cpu)
 
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_PathBoundaries,
     ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 2, 3, 4)));
+
+// The fused kernels' 8U strips (FusedTile::stripRows: 8 rows below the threshold, 16 from it), on
+// both sides: one apply per side at the fused path's first and last radius for 1 and 4 channels
+// (images one block wide, heights ending inside a strip), and a batch of one-block images of every
+// radius, one image fewer than the threshold and then as many; exact against the CPU.
+TEST(CudaImage_GaussianBlur_PathBoundaries, fused_8U_strip_rows_on_both_sides)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    int sms = 0;
+    ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, cv::cuda::getDevice()));
+    const long long edge = static_cast<long long>(path::FusedTile::kShortStripWaves) * 5 * sms;
+    const int rows16 = path::FusedTile::kRows8U;
+    cv::RNG rng(4242);
+    setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", "0", 1);   // 8UC1 at radius 8 would take the tensor cores
+    for (int cn : {1, 4})
+        for (int r : {path::FusedTile::kMinR, path::FusedTile::kMaxR})
+            for (long long blocks : {edge - 1, edge})
+            {
+                const int type = CV_MAKETYPE(CV_8U, cn);
+                const int width = (path::FusedTile::kCols - 2 * path::FusedTile::halo(r, cn)) / cn;   // one block across
+                const int height = static_cast<int>(blocks * rows16) - (blocks == edge ? 9 : 3);
+                SCOPED_TRACE(cv::format("%s radius %d, %dx%d: %lld blocks of 16 rows (threshold %lld)",
+                                        cv::typeToString(type).c_str(), r, width, height, blocks, edge));
+                const Mat src = randomMat(Size(width, height), type, rng);
+                const Kernel k{Size(2 * r + 1, 2 * r + 1), 0, 0};
+                EXPECT_EQ(0, countDifferent(cpuGaussian(src, k, cv::BORDER_REFLECT_101),
+                                            gpuBlur(GpuMat(src), type, k, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT_101)));
+            }
+    unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
+    for (long long count : {edge - 1, edge})
+    {
+        SCOPED_TRACE(cv::format("batch of %lld one-block images (threshold %lld)", count, edge));
+        std::vector<Mat> host;
+        std::vector<GpuMat> src, dst;
+        std::vector<Size> ksizes;
+        for (long long i = 0; i < count; i++)
+        {
+            const int r = path::FusedTile::kMinR + static_cast<int>(i % path::FusedTile::kMaxR);
+            host.push_back(randomMat(Size(40 + static_cast<int>(i % 7), rows16 - static_cast<int>(i % 3)), CV_8UC3, rng));
+            src.emplace_back(host.back());
+            ksizes.push_back(Size(2 * r + 1, 2 * r + 1));
+        }
+        cv::cuda::GaussianBlurBatch(src, dst, {0.0}, {}, ksizes, cv::BORDER_REFLECT_101);
+        for (size_t i = 0; i < src.size(); i++)
+        {
+            Mat got;
+            dst[i].download(got);
+            ASSERT_EQ(0, countDifferent(cpuGaussian(host[i], Kernel{ksizes[i], 0, 0}, cv::BORDER_REFLECT_101), got)) << "image " << i;
+        }
+    }
+}
 
 // 16U vertical sums are 32-bit integers on the fused paths (src/cuda/gaussian_depth.cuh): a 16-bit
 // pixel times taps that sum to 2^16 stays below 2^32. At the bound: images at 65535 and at the

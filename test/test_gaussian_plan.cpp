@@ -315,4 +315,27 @@ TEST(CudaImage_GaussianPlan, thresholds_come_from_the_tuning_row_of_the_architec
     EXPECT_EQ(path::TensorCore, choosePath(tensorQuery(12, 4), custom).index);
 }
 
+// The fused kernels' 8U strip rows: 8 below kShortStripWaves waves of 5 blocks per SM in 16-row
+// strips, 16 from there; other depths keep their own; OPENCV_CUDAIMAGE_FUSED_ROWS's values win.
+TEST(CudaImage_GaussianPlan, fused_8U_strips_shorten_below_the_wave_threshold)
+{
+    for (int sms : {1, 108, 132})
+    {
+        const long long edge = static_cast<long long>(FusedTile::kShortStripWaves) * 5 * sms;
+        SCOPED_TRACE(cv::format("%d SMs, threshold %lld blocks", sms, edge));
+        EXPECT_EQ(FusedTile::kShortRows, FusedTile::stripRows(CV_8U, 1, sms, 0));
+        EXPECT_EQ(FusedTile::kShortRows, FusedTile::stripRows(CV_8U, edge - 1, sms, 0));
+        EXPECT_EQ(FusedTile::kRows8U, FusedTile::stripRows(CV_8U, edge, sms, 0));
+        EXPECT_EQ(FusedTile::kRows8U, FusedTile::stripRows(CV_8U, edge - 1, sms, FusedTile::kRows8U));
+        EXPECT_EQ(FusedTile::kShortRows, FusedTile::stripRows(CV_8U, edge, sms, FusedTile::kShortRows));
+        EXPECT_EQ(FusedTile::kShortRows, FusedTile::stripRows(CV_8U, edge - 1, sms, 12));   // not a strip height: the rule
+        for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
+            for (long long blocks : {1LL, edge - 1, edge})
+                EXPECT_EQ(cv::cuda::gaussian::tile::stripRows(depth), FusedTile::stripRows(depth, blocks, sms, FusedTile::kShortRows))
+                    << cv::typeToString(depth);
+    }
+    EXPECT_EQ(FusedTile::kShortRows, FusedTile::stripRows(CV_8U, 9, 0, 0)) << "unknown SM count: one";
+    EXPECT_EQ(FusedTile::kRows8U, FusedTile::stripRows(CV_8U, 10, 0, 0)) << "unknown SM count: one";
+}
+
 }} // namespace opencv_test

@@ -52,11 +52,11 @@ template <> struct TapsFor<double> { typedef FusedTapsD type; };
 constexpr int kThreads = Tile::kThreads;
 constexpr int kCols = Tile::kCols;   // vertical results per block row, halo included
 
-// Geometry of one (Depth, Cn, R) instance (fused_path.hpp, which the path's rule reads).
-template <int Depth, int Cn, int R>
+// Geometry of one (Depth, Cn, R, Rows) instance (fused_path.hpp, which the path's rule reads).
+template <int Depth, int Cn, int R, int Rows = DepthPolicy<Depth>::kRows>
 struct Geometry
 {
-    static constexpr int kRows = DepthPolicy<Depth>::kRows;
+    static constexpr int kRows = Rows;
     static constexpr int kHalo = Tile::halo(R, Cn);         // elements each side (keeps tiles 16-byte aligned)
     static constexpr int kTile = tile::tileOutputs<Tile>(R, Cn); // output elements per block
     static constexpr int kItem = tile::itemOutputs(Depth); // outputs per item
@@ -72,13 +72,13 @@ template <int Depth> using TapsOf = typename TapsFor<typename DepthPolicy<Depth>
 
 // One block's tiles of one image. Inlined into the single-image kernel (call and taps are kernel
 // parameters) and into the batched one (item blockIdx.z's, from device memory).
-template <int Depth, int Cn, int R, bool Padded>
+template <int Depth, int Cn, int R, bool Padded, int Rows>
 __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<Depth>& taps)
 {
     typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
     typedef typename D::Work W;
-    typedef Geometry<Depth, Cn, R> G;
+    typedef Geometry<Depth, Cn, R, Rows> G;
     constexpr int kRows = G::kRows;
     static_assert(!Padded || std::is_floating_point<Src>::value, "integer sources multiply the padding (see the header)");
     extern __shared__ __align__(16) unsigned char smemBytes[];
@@ -216,10 +216,14 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
     }
 }
 
-template <int Depth, int Cn, int R, bool Padded>
-__global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const TapsOf<Depth> taps)
+// Blocks per SM the register budget is set for: 4 (the 8U and 16U bodies fit 96 registers, 5 per
+// SM, by themselves); 8U in 8-row strips 6 (80 registers: half the vertical sums).
+constexpr bool shortStrip8U(int depth, int rows) { return depth == CV_8U && rows == FusedTile::kShortRows; }
+
+template <int Depth, int Cn, int R, bool Padded, int Rows>
+__global__ void __launch_bounds__(kThreads, shortStrip8U(Depth, Rows) ? 6 : 4) fusedTile(const BlurCall p, const TapsOf<Depth> taps)
 {
-    fusedTileBody<Depth, Cn, R, Padded>(p, taps);
+    fusedTileBody<Depth, Cn, R, Padded, Rows>(p, taps);
 }
 
 // A batch: blockIdx.z is the image; the grid covers the largest image of the launch. 8U and 16U
@@ -229,8 +233,9 @@ __global__ void __launch_bounds__(kThreads, 4) fusedTile(const BlurCall p, const
 // instance per radius: their bodies together spill (ptxas, sm_90: up to 1.5 KB per thread at 64F).
 constexpr bool radiusPerBlock(int depth) { return depth == CV_8U || depth == CV_16U; }
 
-template <int Depth, int Cn, int R, bool Padded>
-__global__ void __launch_bounds__(kThreads, radiusPerBlock(Depth) ? 5 : 4) fusedTileBatch(const BatchItem* __restrict__ items)
+template <int Depth, int Cn, int R, bool Padded, int Rows>
+__global__ void __launch_bounds__(kThreads, shortStrip8U(Depth, Rows) ? 6 : radiusPerBlock(Depth) ? 5 : 4)
+fusedTileBatch(const BatchItem* __restrict__ items)
 {
     const BatchItem& item = items[blockIdx.z];
     const BlurCall p = item.call;
@@ -238,7 +243,7 @@ __global__ void __launch_bounds__(kThreads, radiusPerBlock(Depth) ? 5 : 4) fused
     auto body = [&](auto radius) {
         constexpr int Rb = decltype(radius)::value;
         if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, Rb>::kTile < static_cast<long long>(p.width) * Cn)
-            fusedTileBody<Depth, Cn, Rb, Padded>(p, taps);
+            fusedTileBody<Depth, Cn, Rb, Padded, Rows>(p, taps);
     };
     if constexpr (R > 0)
         body(std::integral_constant<int, R>());
@@ -257,59 +262,88 @@ __global__ void __launch_bounds__(kThreads, radiusPerBlock(Depth) ? 5 : 4) fused
         }
 }
 
-template <int Depth, int Cn, int R, bool Padded>
-void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
+template <int Depth, int Cn, int R, bool Padded, int Rows>
+void launchInstanceRows(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
-    typedef Geometry<Depth, Cn, R> G;
+    typedef Geometry<Depth, Cn, R, Rows> G;
     typedef typename DepthPolicy<Depth>::Work W;
     const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
-    static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == tile::sharedBytes<Tile>(Depth),
-                  "the path choice's shared memory is this kernel's");
+    static_assert(static_cast<size_t>(Rows) * G::kStride * sizeof(W) <= tile::sharedBytes<Tile>(Depth),
+                  "the path choice's shared memory bounds this kernel's");
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedTile<Depth, Cn, R, Padded>, smem, optedIn);
+    optInSharedMemory(fusedTile<Depth, Cn, R, Padded, Rows>, smem, optedIn);
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
-    fusedTile<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(p, taps);
+    fusedTile<Depth, Cn, R, Padded, Rows><<<grid, kThreads, smem, stream>>>(p, taps);
+}
+
+// 8U takes 8-row strips where 16-row ones leave the GPU short of blocks (FusedTile::stripRows).
+template <int Depth, int Cn, int R, bool Padded>
+void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps,
+                    int multiprocessors, cudaStream_t stream)
+{
+    if constexpr (Depth == CV_8U)
+    {
+        const long long across = (static_cast<long long>(p.width) * Cn + Geometry<Depth, Cn, R>::kTile - 1) / Geometry<Depth, Cn, R>::kTile;
+        if (FusedTile::stripRows(Depth, across * ((p.height + FusedTile::kRows8U - 1) / FusedTile::kRows8U), multiprocessors,
+                                 fusedRowsOverride()) == FusedTile::kShortRows)
+            return launchInstanceRows<Depth, Cn, R, Padded, FusedTile::kShortRows>(p, taps, stream);
+    }
+    launchInstanceRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(p, taps, stream);
+}
+
+template <int Depth, int Cn, int R, bool Padded, int Rows>
+void launchBatchRows(const BatchLaunch& b, cudaStream_t stream)
+{
+    const size_t smem = static_cast<size_t>(Rows) * Geometry<Depth, Cn, 1, Rows>::kStride * sizeof(typename DepthPolicy<Depth>::Work);
+    static std::atomic<uint64_t> optedIn{0};
+    optInSharedMemory(fusedTileBatch<Depth, Cn, R, Padded, Rows>, smem, optedIn);
+    const int strips = (b.maxHeight + Rows - 1) / Rows;
+    for (int first = 0; first < b.count; first += kMaxGridZ)
+    {
+        const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
+        fusedTileBatch<Depth, Cn, R, Padded, Rows><<<grid, kThreads, smem, stream>>>(b.items + first);
+    }
 }
 
 template <int Depth, int Cn, int R, bool Padded>
 void launchBatchInstance(const BatchLaunch& b, cudaStream_t stream)
 {
-    const size_t smem = tile::sharedBytes<Tile>(Depth);
-    static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedTileBatch<Depth, Cn, R, Padded>, smem, optedIn);
-    const int strips = (b.maxHeight + DepthPolicy<Depth>::kRows - 1) / DepthPolicy<Depth>::kRows;
-    for (int first = 0; first < b.count; first += kMaxGridZ)
+    if constexpr (Depth == CV_8U)
     {
-        const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        fusedTileBatch<Depth, Cn, R, Padded><<<grid, kThreads, smem, stream>>>(b.items + first);
+        const long long blocks16 = static_cast<long long>(b.blocksAcross) * ((b.maxHeight + FusedTile::kRows8U - 1) / FusedTile::kRows8U) * b.count;
+        if (FusedTile::stripRows(Depth, blocks16, b.multiprocessors, fusedRowsOverride()) == FusedTile::kShortRows)
+            return launchBatchRows<Depth, Cn, R, Padded, FusedTile::kShortRows>(b, stream);
     }
+    launchBatchRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(b, stream);
 }
 
 // A rectangular kernel on a float source takes the instance that skips its padding taps.
 template <int Depth, int Cn, int R>
-void launch(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
+void launch(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, int multiprocessors,
+            cudaStream_t stream)
 {
     if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
         if (taps.rx != R || taps.ry != R)
-            return launchInstance<Depth, Cn, R, true>(p, taps, stream);
-    launchInstance<Depth, Cn, R, false>(p, taps, stream);
+            return launchInstance<Depth, Cn, R, true>(p, taps, multiprocessors, stream);
+    launchInstance<Depth, Cn, R, false>(p, taps, multiprocessors, stream);
 }
 
 template <int Depth, int Cn>
-void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
+void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, int multiprocessors,
+             cudaStream_t stream)
 {
     switch (taps.r)
     {
-    case 1: launch<Depth, Cn, 1>(p, taps, stream); break;
-    case 2: launch<Depth, Cn, 2>(p, taps, stream); break;
-    case 3: launch<Depth, Cn, 3>(p, taps, stream); break;
-    case 4: launch<Depth, Cn, 4>(p, taps, stream); break;
-    case 5: launch<Depth, Cn, 5>(p, taps, stream); break;
-    case 6: launch<Depth, Cn, 6>(p, taps, stream); break;
-    case 7: launch<Depth, Cn, 7>(p, taps, stream); break;
-    case 8: launch<Depth, Cn, 8>(p, taps, stream); break;
+    case 1: launch<Depth, Cn, 1>(p, taps, multiprocessors, stream); break;
+    case 2: launch<Depth, Cn, 2>(p, taps, multiprocessors, stream); break;
+    case 3: launch<Depth, Cn, 3>(p, taps, multiprocessors, stream); break;
+    case 4: launch<Depth, Cn, 4>(p, taps, multiprocessors, stream); break;
+    case 5: launch<Depth, Cn, 5>(p, taps, multiprocessors, stream); break;
+    case 6: launch<Depth, Cn, 6>(p, taps, multiprocessors, stream); break;
+    case 7: launch<Depth, Cn, 7>(p, taps, multiprocessors, stream); break;
+    case 8: launch<Depth, Cn, 8>(p, taps, multiprocessors, stream); break;
     default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= radius <= %d, got %d", FusedTapsF::kMaxR, taps.r));
     }
 }
@@ -380,12 +414,12 @@ FusedTaps FusedPath::prepare(const FilterTaps& f)
     return t;
 }
 
-void FusedPath::launch(const BlurCall& p, const FusedTaps& taps, const PathChoice&, cudaStream_t stream)
+void FusedPath::launch(const BlurCall& p, const FusedTaps& taps, const PathChoice& choice, cudaStream_t stream)
 {
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);
-        forChannels(p.channels, [&](auto cn) { launchR<Depth, decltype(cn)::value>(p, t, stream); });
+        forChannels(p.channels, [&](auto cn) { launchR<Depth, decltype(cn)::value>(p, t, choice.multiprocessors, stream); });
     });
 }
 

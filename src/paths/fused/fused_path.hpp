@@ -4,7 +4,9 @@
 #ifndef CUDAIMAGE_PATHS_FUSED_PATH_HPP
 #define CUDAIMAGE_PATHS_FUSED_PATH_HPP
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cuda_runtime_api.h>
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
@@ -24,8 +26,41 @@ struct FusedTile
     static constexpr int kMinR = 1;
     static constexpr int kMaxR = 8;
     CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return tile::roundUp(r * cn, 8); }
+
+    /** 8U strips: 16 rows (tile::stripRows), or 8 where 16-row strips give the GPU fewer than
+     * kShortStripWaves x 5 blocks per SM (a small image, or a small batch): half the shared memory
+     * and vertical sums per block (80 registers: 6 blocks per SM instead of 5) and half the chain
+     * of dependent work per block, for (8 + 2R) / 8 rather than (16 + 2R) / 16 source rows per
+     * output row. Other depths: tile::stripRows. */
+    static constexpr int kRows8U = 16;
+    static constexpr int kShortRows = 8;
+    static constexpr int kShortStripWaves = 2;
+    /** The strip rows of a launch of `blocks16` blocks in 16-row strips on `multiprocessors` SMs;
+     * `forced` (8 or 16, fusedRowsOverride()) wins. */
+    static int stripRows(int depth, long long blocks16, int multiprocessors, int forced)
+    {
+        if (depth != CV_8U)
+            return tile::stripRows(depth);
+        if (forced == kShortRows || forced == kRows8U)
+            return forced;
+        return blocks16 < static_cast<long long>(kShortStripWaves) * 5 * std::max(multiprocessors, 1) ? kShortRows : kRows8U;
+    }
 };
+
+/** OPENCV_CUDAIMAGE_FUSED_ROWS, read once per process: 8 or 16 force the 8U strips of the fused
+ * kernels (for comparisons; results are the same); unset or anything else: FusedTile::stripRows. */
+inline int fusedRowsOverride()
+{
+    static const int rows = [] {
+        const char* v = std::getenv("OPENCV_CUDAIMAGE_FUSED_ROWS");
+        const int n = v ? std::atoi(v) : 0;
+        return n == FusedTile::kShortRows || n == FusedTile::kRows8U ? n : 0;
+    }();
+    return rows;
+}
 static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
+static_assert(FusedTile::kRows8U == tile::stripRows(CV_8U) && FusedTile::kShortRows % 4 == 0,
+              "8U strips: the default, and a multiple of the DP4A row group");
 static_assert(tile::tileOutputs<FusedTile>(FusedTile::kMaxR, 4) >= 16, "every radius has a tile for 4 channels");
 
 /** Taps passed by value as kernel parameters: both directions zero-padded to the common radius
