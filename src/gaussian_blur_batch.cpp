@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -33,9 +34,28 @@ struct KernelArgs
 {
     Size ksize;
     double sigmaX = 0, sigmaY = 0;
-    bool operator<(const KernelArgs& o) const
+    bool operator==(const KernelArgs& o) const
     {
-        return std::tie(ksize.width, ksize.height, sigmaX, sigmaY) < std::tie(o.ksize.width, o.ksize.height, o.sigmaX, o.sigmaY);
+        return ksize == o.ksize && sigmaX == o.sigmaX && sigmaY == o.sigmaY;
+    }
+};
+
+/** A hash of finite kernel arguments (0.0 and -0.0, equal, hash alike). */
+struct KernelArgsHash
+{
+    static uint64_t bits(double d)
+    {
+        uint64_t b = 0;
+        if (d != 0.0)
+            std::memcpy(&b, &d, sizeof b);
+        return b;
+    }
+    size_t operator()(const KernelArgs& k) const
+    {
+        uint64_t h = (static_cast<uint64_t>(static_cast<uint32_t>(k.ksize.width)) << 32) ^ static_cast<uint32_t>(k.ksize.height);
+        for (uint64_t b : {bits(k.sigmaX), bits(k.sigmaY)})
+            h = (h ^ b) * 0x9E3779B97F4A7C15ull + (h >> 29);
+        return static_cast<size_t>(h);
     }
 };
 
@@ -136,7 +156,18 @@ public:
         dst.resize(src.size());
         for (size_t i = 0; i < src.size(); i++)
             dst[i].create(src[i].size(), dstType_);
-        run(views, dst, kernels, stream);
+        const DeviceLimits& limits = deviceLimits();
+        std::vector<ImageWork> work(src.size());
+        for (size_t i = 0; i < src.size(); i++)
+        {
+            PathQuery q;
+            q.batch = true;
+            KernelEntry* k = const_cast<KernelEntry*>(kernels[i]);
+            work[i].call = describeCall(views[i], dst[i], k->shape, limits, q);
+            work[i].kernel = k;
+            work[i].choice = choiceFor(k, q);
+        }
+        run(work, stream);
     }
 
     void applyStacked(const GpuMat& src, GpuMat& dst, int imageRows, const std::vector<double>& sigmaX,
@@ -155,19 +186,19 @@ public:
         const int n = src.rows / imageRows;
         std::lock_guard<std::mutex> lock(mutex_);
         std::vector<const KernelEntry*> kernels = checkedKernels(static_cast<size_t>(n), sigmaX, sigmaY, ksize, f);
-        std::vector<GpuMat> images(n);
+        // Every image has image 0's size: one check, with the largest kernel.
+        int tallest = 0;
         for (int i = 0; i < n; i++)
-        {
-            // Image i alone: a whole matrix header over its rows (no parent to read around it).
-            images[i] = GpuMat(imageRows, src.cols, src.type(), src.data + static_cast<size_t>(i) * imageRows * src.step, src.step);
-            checkImageFits(images[i], srcType_, 2 * kernels[i]->shape.ry + 1, f);
-        }
+            tallest = std::max(tallest, 2 * kernels[i]->shape.ry + 1);
+        checkImageFits(GpuMat(imageRows, src.cols, src.type(), src.data, src.step), srcType_, tallest, f);
         device_.check(src, dst, stream, f);   // first CUDA call
         const GpuMat keep = src;
         dst.create(src.size(), dstType_);
         // In place: the images read a stream-ordered copy of the source (one copy, and the batch
         // keeps its single-kernel launches; each image in place would take the two-pass path).
         std::unique_ptr<StreamScratch> copy;
+        const unsigned char* in = src.data;
+        size_t inStep = src.step;
         if (dst.data == src.data)
         {
             const cudaStream_t s = StreamAccessor::getStream(stream);
@@ -175,13 +206,32 @@ public:
             copy.reset(new StreamScratch(rowBytes * src.rows, s));
             CUDAIMAGE_CHECK(cudaMemcpy2DAsync(copy->data(), rowBytes, src.data, src.step, rowBytes, src.rows,
                                               cudaMemcpyDeviceToDevice, s));
-            for (int i = 0; i < n; i++)
-                images[i] = GpuMat(imageRows, src.cols, src.type(), copy->data() + static_cast<size_t>(i) * imageRows * rowBytes, rowBytes);
+            in = copy->data();
+            inStep = rowBytes;
         }
-        std::vector<GpuMat> outs(n);
+        // Image 0 described as a single image (a whole matrix over its rows: no parent to read
+        // around it); image i is image 0 moved by i images, with its own kernel's radii.
+        const DeviceLimits& limits = deviceLimits();
+        PathQuery q0;
+        q0.batch = true;
+        const size_t inImage = static_cast<size_t>(imageRows) * inStep, outImage = static_cast<size_t>(imageRows) * dst.step;
+        const BlurCall first = describeCall(GpuMat(imageRows, src.cols, src.type(), const_cast<unsigned char*>(in), inStep),
+                                            GpuMat(imageRows, dst.cols, dst.type(), dst.data, dst.step),
+                                            kernels[0]->shape, limits, q0);
+        std::vector<ImageWork> work(n);
         for (int i = 0; i < n; i++)
-            outs[i] = GpuMat(imageRows, dst.cols, dst.type(), dst.data + static_cast<size_t>(i) * imageRows * dst.step, dst.step);
-        run(images, outs, kernels, stream);
+        {
+            KernelEntry* k = const_cast<KernelEntry*>(kernels[i]);
+            ImageWork& w = work[i];
+            w.call = movedCall(first, in + i * inImage, dst.data + i * outImage);
+            w.call.rx = first.unitX ? 0 : k->shape.rx;
+            w.call.ry = first.unitY ? 0 : k->shape.ry;
+            w.kernel = k;
+            PathQuery q = q0;
+            setKernel(q, k->shape);
+            w.choice = choiceFor(k, q);
+        }
+        run(work, stream);
     }
 
 private:
@@ -210,7 +260,13 @@ private:
             k.sigmaX = pick(sigmaX, i, defaults_.sigmaX);
             // An explicit sigmaX without sigmaY means sigmaY = sigmaX (the filter's sigmaY belongs to its sigmaX).
             k.sigmaY = pick(sigmaY, i, sigmaX.empty() ? defaults_.sigmaY : 0.0);
-            // A NaN key would match any entry of the ordered cache: non-finite sigmas go to the checks.
+            // Consecutive images of one kernel (an NCHW tensor's planes) share the lookup.
+            if (i > 0 && k == out[i - 1]->args)
+            {
+                out[i] = out[i - 1];
+                continue;
+            }
+            // Non-finite sigmas never match (NaN != NaN) and go to the checks.
             const bool finite = std::isfinite(k.sigmaX) && std::isfinite(k.sigmaY);
             auto it = finite ? cache_.find(k) : cache_.end();
             if (it == cache_.end())
@@ -290,34 +346,41 @@ private:
         }
     }
 
+    /** One image of a call: its description, kernel and path, and where its batch taps are. */
+    struct ImageWork
+    {
+        BlurCall call;
+        KernelEntry* kernel = nullptr;
+        const PathChoice* choice = nullptr;
+        PathTaps* taps = nullptr;
+    };
+
+    /** Kernel k's path for an image of query q. The choice depends on the kernel and on whether
+     * the image is one row or column or written inside its source's allocation, not on its size:
+     * it is made once per kernel and such class of image, and kept with the kernel. */
+    const PathChoice* choiceFor(KernelEntry* k, const PathQuery& q)
+    {
+        const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
+        if (!k->chosen[unit][inside])
+        {
+            k->choice[unit][inside] = choosePath(q, deviceLimits().paths, options_);
+            k->chosen[unit][inside] = true;
+        }
+        return &k->choice[unit][inside];
+    }
+
     /** Enqueues the batch: descriptors uploaded once, one launch per (path, instance). */
-    void run(const std::vector<GpuMat>& src, std::vector<GpuMat>& dst, const std::vector<const KernelEntry*>& kernels, Stream& stream)
+    void run(std::vector<ImageWork>& images, Stream& stream)
     {
         const cudaStream_t s = StreamAccessor::getStream(stream);
         const DeviceLimits& limits = deviceLimits();
-        const size_t n = src.size();
+        const size_t n = images.size();
 
-        // Each image's call and path. The choice depends on the kernel and on whether the image is
-        // one row or column or written inside its source's allocation, not on its size: it is made
-        // once per kernel and such class of image, and kept with the kernel.
-        struct Image { BlurCall call; const PathChoice* choice; const KernelEntry* kernel; PathTaps* taps; };
-        std::vector<Image> images(n);
         std::vector<std::pair<KernelEntry*, int>> freshTaps;   // (kernel, path) whose batch taps are new
         for (size_t i = 0; i < n; i++)
         {
-            PathQuery q;
-            q.batch = true;
-            Image& im = images[i];
-            KernelEntry* k = const_cast<KernelEntry*>(kernels[i]);
-            im.call = describeCall(src[i], dst[i], k->shape, limits, q);
-            im.kernel = k;
-            const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
-            if (!k->chosen[unit][inside])
-            {
-                k->choice[unit][inside] = choosePath(q, limits.paths, options_);
-                k->chosen[unit][inside] = true;
-            }
-            im.choice = &k->choice[unit][inside];
+            ImageWork& im = images[i];
+            KernelEntry* k = im.kernel;
             im.taps = nullptr;
             if (GaussianPaths::batched(im.choice->index))
             {
@@ -359,7 +422,7 @@ private:
             const uint64_t call = ++calls_;
             size_t total = alignUp(itemCount * sizeof(BatchItem));
             std::vector<const PathTaps*> distinct;
-            for (Image& im : images)
+            for (ImageWork& im : images)
                 if (im.taps && im.taps->call != call)
                 {
                     im.taps->call = call;
@@ -386,7 +449,7 @@ private:
                 b.count = static_cast<int>(g.images.size());
                 for (size_t i : g.images)
                 {
-                    const Image& im = images[i];
+                    const ImageWork& im = images[i];
                     BatchItem& item = hostItems[at++];
                     std::memcpy(&item.call, &im.call, sizeof(BlurCall));
                     item.taps = device.data() + im.taps->offset;
@@ -414,7 +477,7 @@ private:
     KernelArgs defaults_;
     GaussianPaths::Options options_;
     std::mutex mutex_;
-    std::map<KernelArgs, KernelEntry> cache_;
+    std::unordered_map<KernelArgs, KernelEntry, KernelArgsHash> cache_;   // node-based: entries stay put while it grows
     uint64_t calls_ = 0;   //!< calls that uploaded descriptors (marks each PathTaps' placement)
     UploadStaging staging_;
     detail::DeviceBinding device_;

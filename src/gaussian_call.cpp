@@ -93,6 +93,39 @@ void checkNoPartialOverlap(const GpuMat& src, const GpuMat& dst, int dstType, co
         CV_Error_(Error::StsBadArg, ("%s: dst partly overlaps src; use the same matrix (in place) or separate memory", function));
 }
 
+namespace {
+// The vector-access flags of a call whose pointers, steps and ROI offset are set.
+void setAlignment(BlurCall& call, size_t srcElem1, size_t dstElem1)
+{
+    const size_t vec4 = 4 * dstElem1;
+    call.dstAligned4 = reinterpret_cast<uintptr_t>(call.dst) % vec4 == 0 && call.dstStep % vec4 == 0;
+    call.dstAligned16 = reinterpret_cast<uintptr_t>(call.dst) % 16 == 0 && call.dstStep % 16 == 0;
+    const size_t srcVec4 = 4 * srcElem1;
+    call.srcAligned4 = reinterpret_cast<uintptr_t>(call.srcWhole) % srcVec4 == 0 && call.srcStep % srcVec4 == 0 &&
+                       (static_cast<size_t>(call.roiX) * call.channels) % 4 == 0;
+}
+} // namespace
+
+void setKernel(PathQuery& q, const FilterShape& f)
+{
+    q.rx = f.rx;
+    q.ry = f.ry;
+    q.horizontalTapsFitByte = f.horizontalTapsFitByte;
+    q.verticalTapsFitByte = f.verticalTapsFitByte;
+}
+
+BlurCall movedCall(const BlurCall& call, const unsigned char* src, unsigned char* dst)
+{
+    BlurCall c = call;
+    c.srcWhole = src;
+    c.dst = dst;
+    c.roiX = c.roiY = 0;
+    c.wholeWidth = c.width;
+    c.wholeHeight = c.height;
+    setAlignment(c, CV_ELEM_SIZE1(c.depth), c.floatOutput ? sizeof(float) : CV_ELEM_SIZE1(c.depth));
+    return c;
+}
+
 BlurCall describeCall(const GpuMat& src, const GpuMat& dst, const FilterShape& f, const DeviceLimits& limits, PathQuery& q)
 {
     // CPU rule: a single row/column is not filtered across (except with a constant border on a
@@ -110,11 +143,8 @@ BlurCall describeCall(const GpuMat& src, const GpuMat& dst, const FilterShape& f
     // A ROI also reads its parent's pixels: "in place" is any dst inside the source's allocation.
     q.depth = CV_MAT_DEPTH(f.srcType);
     q.channels = CV_MAT_CN(f.srcType);
-    q.rx = f.rx;
-    q.ry = f.ry;
     q.floatOutput = CV_MAT_DEPTH(f.dstType) == CV_32F && q.depth != CV_32F;
-    q.horizontalTapsFitByte = f.horizontalTapsFitByte;
-    q.verticalTapsFitByte = f.verticalTapsFitByte;
+    setKernel(q, f);
     q.unitRowOrColumn = unitX || unitY;
     q.dstInSrcAllocation = dst.datastart < src.dataend && src.datastart < dst.dataend;
     q.sharedMemOptIn = limits.sharedMemOptIn;
@@ -135,12 +165,7 @@ BlurCall describeCall(const GpuMat& src, const GpuMat& dst, const FilterShape& f
     call.height = src.rows;
     call.dst = dst.data;
     call.dstStep = dst.step;
-    const size_t vec4 = 4 * dst.elemSize1();
-    call.dstAligned4 = reinterpret_cast<uintptr_t>(dst.data) % vec4 == 0 && dst.step % vec4 == 0;
-    call.dstAligned16 = reinterpret_cast<uintptr_t>(dst.data) % 16 == 0 && dst.step % 16 == 0;
-    const size_t srcVec4 = 4 * src.elemSize1();
-    call.srcAligned4 = reinterpret_cast<uintptr_t>(call.srcWhole) % srcVec4 == 0 && src.step % srcVec4 == 0 &&
-                       (static_cast<size_t>(ofs.x) * src.channels()) % 4 == 0;
+    setAlignment(call, src.elemSize1(), dst.elemSize1());
     call.rx = unitX ? 0 : q.rx;
     call.ry = unitY ? 0 : q.ry;
     call.unitX = unitX;

@@ -54,6 +54,13 @@ void checkNoPartialOverlap(const GpuMat& src, const GpuMat& dst, int dstType, co
  * `dst` (allocated). The query's device fields come from `limits`. No CUDA call. */
 BlurCall describeCall(const GpuMat& src, const GpuMat& dst, const FilterShape& f, const DeviceLimits& limits, PathQuery& q);
 
+/** The query's fields that come from the kernel (its radii, whether its taps fit a byte). */
+void setKernel(PathQuery& q, const FilterShape& f);
+
+/** The call of another image of `call`'s size, types, steps, class and kernel radii: whole images
+ * (no ROI) at `src` and `dst`, their vector-access flags recomputed. No CUDA call. */
+BlurCall movedCall(const BlurCall& call, const unsigned char* src, unsigned char* dst);
+
 }}} // namespace cv::cuda::gaussian
 
 #endif
