@@ -145,11 +145,11 @@ INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_FusedRadii,
 
 // ---- the stacked form: N images one below the other (an NHWC or NCHW tensor) --------------------
 
-struct StackedCase { int type; int n; Size image; bool inPlace; bool perImage; };
+struct StackedCase { int type; int n; Size image; bool inPlace; bool perImage; bool continuous = false; };
 void PrintTo(const StackedCase& c, std::ostream* os)
 {
     *os << cv::typeToString(c.type) << "_N" << c.n << "_" << c.image.width << "x" << c.image.height
-        << (c.inPlace ? "_in_place" : "") << (c.perImage ? "_per_image_sigma" : "");
+        << (c.inPlace ? "_in_place" : "") << (c.perImage ? "_per_image_sigma" : "") << (c.continuous ? "_continuous" : "");
 }
 
 typedef ::testing::TestWithParam<StackedCase> CudaImage_GaussianBatch_Stacked;
@@ -165,6 +165,13 @@ TEST_P(CudaImage_GaussianBatch_Stacked, each_image_matches_cpu)
         sigmas.push_back(rng.uniform(0.1, 2.0));
     Stream s;
     GpuMat src(all), dst;
+    if (c.continuous)
+    {
+        // Unpadded rows: image i starts i * rows * cols elements in, at every alignment.
+        cv::cuda::createContinuous(all.size(), all.type(), src);
+        src.upload(all);
+        cv::cuda::createContinuous(all.size(), all.type(), dst);
+    }
     auto filter = cv::cuda::createGaussianBlurBatch(c.type, -1, Size(), 1.0);
     if (c.inPlace)
         dst = src;
@@ -191,7 +198,12 @@ INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_Stacked, ::testing::Value
     StackedCase{CV_32FC1, 48, Size(57, 33), true, true},        // NCHW: channel planes as images
     StackedCase{CV_32FC4, 8, Size(40, 41), false, false},
     StackedCase{CV_64FC2, 5, Size(19, 23), false, true},
-    StackedCase{CV_16SC3, 7, Size(33, 9), false, true}));
+    StackedCase{CV_16SC3, 7, Size(33, 9), false, true},
+    StackedCase{CV_8UC1, 50, Size(5, 3), false, true, true},     // images 15 bytes apart
+    StackedCase{CV_8UC3, 33, Size(7, 5), false, true, true},
+    StackedCase{CV_8UC3, 33, Size(7, 5), true, true, true},
+    StackedCase{CV_16UC1, 21, Size(3, 7), false, true, true},
+    StackedCase{CV_32FC1, 17, Size(9, 1), false, true, true}));   // one-row images
 
 // ---- lists: in place, regions, float output, the one-shot form ---------------------------------
 
