@@ -16,7 +16,9 @@ same rule for every peer; BORDER_REPLICATE):
   varsize    256 x HxWx3 uint8, sides uniform in 32..640, sigma 0.1..5 (a list of GpuMats)
 Peers, each as its users would call it, on the same torch stream:
   ours         cv2.cudaimage.tensor.gaussian_blur_batch(x, sigmas, out=y) (varsize:
-               GaussianBatchFilter.apply on a list of GpuMats over torch tensors)
+               GaussianBatchFilter.apply on a list of GpuMats over torch tensors); beside it
+               ours-new-sigmas (new per-image sigmas every call) and ours-stacked
+               (GaussianBatchFilter.applyStacked on GpuMat views made once: the C++ call alone)
   loop         one cv2.cuda.createGaussianBlur filter per image (made outside the timing), apply()
                on each image in turn, dst preallocated
   kornia       kornia.filters.gaussian_blur2d(x, (k, k), sigma (B, 2) tensor, "replicate",
@@ -232,6 +234,17 @@ def main():
                 fresh = iter(range(1, 10 ** 9))
                 run_peer("ours-new-sigmas", lambda: cit.gaussian_blur_batch(x, [s * (1 + 1e-9 * next(fresh)) for s in sl], out=y, layout=layout),
                          get_y, "new per-image sigmas in every call (taps built on the host per call)")
+                # The same batch without the Python wrapper (views, layout, stream made once): the
+                # C++ call's host part alone, to tell the two apart.
+                planes = c if layout == "NCHW" else 1
+                cv_type = cv2.CV_MAKETYPE(depth, 1 if layout == "NCHW" else c)
+                row_bytes = w * (1 if layout == "NCHW" else c) * x.element_size()
+                fs = cv2.cuda.createGaussianBlurBatch(cv_type, -1, (0, 0), 1.0)
+                gsx = cv2.cuda.createGpuMatFromCudaMemory(n * planes * h, w, cv_type, x.data_ptr(), row_bytes)
+                gsy = cv2.cuda.createGpuMatFromCudaMemory(n * planes * h, w, cv_type, y.data_ptr(), row_bytes)
+                slp = [s for s in sl for _ in range(planes)]
+                run_peer("ours-stacked", lambda: fs.applyStacked(gsx, gsy, h, slp, [], [], cvs), get_y,
+                         "GaussianBatchFilter.applyStacked on GpuMat views made once (no Python wrapper)")
         if "loop" in peers:
             if layout == "NCHW":
                 filters = [cv2.cuda.createGaussianBlur(cv2.CV_32FC1, -1, (0, 0), float(s)) for s in sigmas]
