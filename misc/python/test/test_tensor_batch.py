@@ -161,6 +161,31 @@ class TorchTensorTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "ambiguous"):
             cit.gaussian_blur_batch(torch.zeros((2, 3, 3, 3), dtype=torch.uint8, device="cuda"), 1.0)
 
+    def test_tensor_views_equal_the_array_interface(self):
+        """The wrapper reads a tensor's pointer, shape and strides from the tensor itself: exactly
+        what its __cuda_array_interface__ says, for every layout a batch can come in."""
+        x = torch.from_numpy(np.arange(6 * 3 * 20 * 22, dtype=np.float32).reshape(6, 3, 20, 22)).cuda()
+        u16 = torch.from_numpy(np.zeros((4, 9, 7, 2), np.uint16)).cuda()
+        cases = [x, x[::2], x[:, :, 1:, :], x.permute(0, 2, 3, 1), x.contiguous(memory_format=torch.channels_last),
+                 x[:1], x[:, :1], x[:, :, :, :1], x.to(torch.uint8), x.to(torch.int16)[..., 3:4], u16, u16[:, :, ::2],
+                 x.double().requires_grad_()]
+        for i, t in enumerate(cases):
+            with self.subTest(case=i, shape=tuple(t.shape), stride=t.stride(), dtype=str(t.dtype)):
+                v = cit._View(t, "x")
+                cai = t.detach().__cuda_array_interface__
+                self.assertEqual(v.ptr, cai["data"][0])
+                self.assertEqual(v.shape, tuple(cai["shape"]))
+                self.assertEqual(v.itemsize, t.element_size())
+                want = cai.get("strides")
+                if want is None:
+                    want, step = [], t.element_size()
+                    for n in reversed(t.shape):
+                        want.insert(0, step)
+                        step *= n
+                self.assertEqual(v.strides, tuple(want))
+        with self.assertRaisesRegex(TypeError, "dtype"):
+            cit.gaussian_blur_batch(torch.zeros((2, 8, 8, 1), dtype=torch.int32, device="cuda"), 1.0)
+
     def test_ordered_with_the_producers_stream(self):
         rng = np.random.default_rng(6)
         host = random_batch(rng, (64, 128, 128, 3), np.uint8)
