@@ -306,16 +306,20 @@ def main():
                     k1, s1 = max(ks), float(np.median(sigmas))
                     run_peer("cvcuda-nhwc", lambda: cvcuda.gaussian_into(tout, tin, (k1, k1), (s1, s1), cvcuda.Border.REPLICATE, stream=cst),
                              get_y, "one NHWC tensor, one sigma (%g): exactness vs per-image sigma not meaningful" % s1)
-                srcs = cvcuda.ImageBatchVarShape(n)
-                dsts = cvcuda.ImageBatchVarShape(n)
-                for i in range(n):
-                    srcs.pushback(cvcuda.as_image(xs[i] if layout != "NCHW" else xs[i][0], cvcuda.Format.RGB8 if c == 3 else cvcuda.Format.U8))
-                    dsts.pushback(cvcuda.as_image(ys[i] if layout != "NCHW" else ys[i][0], cvcuda.Format.RGB8 if c == 3 else cvcuda.Format.U8))
-                ksz = cvcuda.as_tensor(torch.tensor([[k, k] for k in ks], dtype=torch.int32, device="cuda"), "NC")
-                sgm = cvcuda.as_tensor(torch.tensor(np.stack([sigmas, sigmas], 1), dtype=torch.float64, device="cuda"), "NC")
-                if dtype == np.uint8 and layout != "NCHW":
-                    run_peer("cvcuda-varshape", lambda: cvcuda.gaussian_into(dsts, srcs, (max(ks), max(ks)), ksz, sgm, cvcuda.Border.REPLICATE, stream=cst),
-                             get_y, "ImageBatchVarShape, per-image kernel size and sigma")
+                # One image per image (NCHW: per plane, with its image's kernel), in the format of its dtype.
+                fmt = {(np.uint8, 1): cvcuda.Format.U8, (np.uint8, 3): cvcuda.Format.RGB8, (np.uint16, 1): cvcuda.Format.U16,
+                       (np.float32, 1): cvcuda.Format.F32}[(dtype, 1 if layout == "NCHW" else c)]
+                planes = ([(xs[i][k], ys[i][k], i) for i in range(n) for k in range(c)] if layout == "NCHW"
+                          else [(xs[i], ys[i], i) for i in range(n)])
+                srcs = cvcuda.ImageBatchVarShape(len(planes))
+                dsts = cvcuda.ImageBatchVarShape(len(planes))
+                for a, b, _ in planes:
+                    srcs.pushback(cvcuda.as_image(a, fmt))
+                    dsts.pushback(cvcuda.as_image(b, fmt))
+                ksz = cvcuda.as_tensor(torch.tensor([[ks[i], ks[i]] for _, _, i in planes], dtype=torch.int32, device="cuda"), "NC")
+                sgm = cvcuda.as_tensor(torch.tensor([[sigmas[i], sigmas[i]] for _, _, i in planes], dtype=torch.float64, device="cuda"), "NC")
+                run_peer("cvcuda-varshape", lambda: cvcuda.gaussian_into(dsts, srcs, (max(ks), max(ks)), ksz, sgm, cvcuda.Border.REPLICATE, stream=cst),
+                         get_y, "ImageBatchVarShape, per-image kernel size and sigma" + (" (one image per plane)" if layout == "NCHW" else ""))
             except Exception as e:
                 emit(dict(base, peer="cvcuda", status="error", note="%s: %s" % (type(e).__name__, e)))
 

@@ -347,10 +347,10 @@ TEST_P(CudaImage_GaussianBlur_PathBoundaries, matches_cpu)
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_PathBoundaries,
     ::testing::Combine(::testing::ValuesIn(kDepths), ::testing::Values(1, 2, 3, 4)));
 
-// The fused kernels' 8U strips (FusedTile::stripRows: 8 rows below the threshold, 16 from it), on
-// both sides: one apply per side at the fused path's first and last radius for 1 and 4 channels
-// (images one block wide, heights ending inside a strip), and a batch of one-block images of every
-// radius, one image fewer than the threshold and then as many; exact against the CPU.
+// The fused kernels' 8U strips (FusedTile::stripRows: 8 rows below the threshold, 16 from it;
+// batchStripRows), on both sides: one apply per side at the fused path's first and last radius for 1
+// and 4 channels (images one block wide, heights ending inside a strip), and batches of one-block
+// images of every radius on both sides of the block and the height thresholds; exact against the CPU.
 TEST(CudaImage_GaussianBlur_PathBoundaries, fused_8U_strip_rows_on_both_sides)
 {
     CUDAIMAGE_REQUIRE_GPU();
@@ -375,16 +375,26 @@ TEST(CudaImage_GaussianBlur_PathBoundaries, fused_8U_strip_rows_on_both_sides)
                                             gpuBlur(GpuMat(src), type, k, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT_101)));
             }
     unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
-    for (long long count : {edge - 1, edge})
+    // Batches (FusedTile::batchStripRows): one-block images of every radius; up to
+    // kShortStripBatchRows rows 8-row strips whatever the count, taller ones by the block count:
+    // one image fewer than the threshold and then as many, short and tall.
+    const int tallest = path::FusedTile::kShortStripBatchRows;
+    const long long tallStrips = (tallest + 1 + rows16 - 1) / rows16;
+    struct BatchSide { int height; long long count; };
+    for (const BatchSide side : {BatchSide{rows16, edge - 1}, BatchSide{rows16, edge}, BatchSide{tallest, (edge + tallStrips - 1) / tallStrips},
+                                 BatchSide{tallest + 1, (edge - 1) / tallStrips}, BatchSide{tallest + 1, (edge + tallStrips - 1) / tallStrips}})
     {
-        SCOPED_TRACE(cv::format("batch of %lld one-block images (threshold %lld)", count, edge));
+        SCOPED_TRACE(cv::format("batch of %lld one-block images up to %d rows (threshold %lld blocks, %d rows)", side.count,
+                                side.height, edge, tallest));
         std::vector<Mat> host;
         std::vector<GpuMat> src, dst;
         std::vector<Size> ksizes;
-        for (long long i = 0; i < count; i++)
+        for (long long i = 0; i < side.count; i++)
         {
             const int r = path::FusedTile::kMinR + static_cast<int>(i % path::FusedTile::kMaxR);
-            host.push_back(randomMat(Size(40 + static_cast<int>(i % 7), rows16 - static_cast<int>(i % 3)), CV_8UC3, rng));
+            // Image 0 has the batch's height; the others end anywhere in their last strip.
+            const int height = i == 0 ? side.height : side.height - static_cast<int>(i % 7);
+            host.push_back(randomMat(Size(40 + static_cast<int>(i % 7), height), CV_8UC3, rng));
             src.emplace_back(host.back());
             ksizes.push_back(Size(2 * r + 1, 2 * r + 1));
         }

@@ -316,7 +316,8 @@ TEST(CudaImage_GaussianPlan, thresholds_come_from_the_tuning_row_of_the_architec
 }
 
 // The fused kernels' 8U strip rows: 8 below kShortStripWaves waves of 5 blocks per SM in 16-row
-// strips, 16 from there; other depths keep their own; OPENCV_CUDAIMAGE_FUSED_ROWS's values win.
+// strips, 16 from there, and 8 for batches of images up to kShortStripBatchRows rows; other depths
+// keep their own; OPENCV_CUDAIMAGE_FUSED_ROWS's values win.
 TEST(CudaImage_GaussianPlan, fused_8U_strips_shorten_below_the_wave_threshold)
 {
     for (int sms : {1, 108, 132})
@@ -334,6 +335,16 @@ TEST(CudaImage_GaussianPlan, fused_8U_strips_shorten_below_the_wave_threshold)
                 EXPECT_EQ(cv::cuda::gaussian::tile::stripRows(depth), FusedTile::stripRows(depth, blocks, sms, FusedTile::kShortRows))
                     << cv::typeToString(depth);
     }
+    // Batches: 8 rows up to kShortStripBatchRows rows whatever the block count, the rule above past it.
+    const int tall = FusedTile::kShortStripBatchRows, edge = FusedTile::kShortStripWaves * 5 * 132;
+    EXPECT_EQ(FusedTile::kShortRows, FusedTile::batchStripRows(CV_8U, edge, tall, 132, 0));
+    EXPECT_EQ(FusedTile::kShortRows, FusedTile::batchStripRows(CV_8U, 1LL << 40, 1, 132, 0));
+    EXPECT_EQ(FusedTile::kRows8U, FusedTile::batchStripRows(CV_8U, edge, tall + 1, 132, 0));
+    EXPECT_EQ(FusedTile::kShortRows, FusedTile::batchStripRows(CV_8U, edge - 1, tall + 1, 132, 0));
+    EXPECT_EQ(FusedTile::kRows8U, FusedTile::batchStripRows(CV_8U, edge, tall, 132, FusedTile::kRows8U)) << "forced wins";
+    EXPECT_EQ(FusedTile::kShortRows, FusedTile::batchStripRows(CV_8U, edge, tall + 1, 132, FusedTile::kShortRows)) << "forced wins";
+    for (int depth : {CV_16U, CV_16S, CV_32F, CV_64F})
+        EXPECT_EQ(cv::cuda::gaussian::tile::stripRows(depth), FusedTile::batchStripRows(depth, 1, 1, 132, 0)) << cv::typeToString(depth);
     EXPECT_EQ(FusedTile::kShortRows, FusedTile::stripRows(CV_8U, 9, 0, 0)) << "unknown SM count: one";
     EXPECT_EQ(FusedTile::kRows8U, FusedTile::stripRows(CV_8U, 10, 0, 0)) << "unknown SM count: one";
 }

@@ -313,7 +313,7 @@ void launchBatchInstance(const BatchLaunch& b, cudaStream_t stream)
     if constexpr (Depth == CV_8U)
     {
         const long long blocks16 = static_cast<long long>(b.blocksAcross) * ((b.maxHeight + FusedTile::kRows8U - 1) / FusedTile::kRows8U) * b.count;
-        if (FusedTile::stripRows(Depth, blocks16, b.multiprocessors, fusedRowsOverride()) == FusedTile::kShortRows)
+        if (FusedTile::batchStripRows(Depth, blocks16, b.maxHeight, b.multiprocessors, fusedRowsOverride()) == FusedTile::kShortRows)
             return launchBatchRows<Depth, Cn, R, Padded, FusedTile::kShortRows>(b, stream);
     }
     launchBatchRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(b, stream);

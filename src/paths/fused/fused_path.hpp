@@ -45,6 +45,18 @@ struct FusedTile
             return forced;
         return blocks16 < static_cast<long long>(kShortStripWaves) * 5 * std::max(multiprocessors, 1) ? kShortRows : kRows8U;
     }
+    /** A batch's images up to this many rows take 8-row strips however many blocks the batch
+     * has: measured faster for every batch of such images (H100, perf/NOTES.md 12.2: back to back
+     * -1 to -11 % for 256 x 224², 64 x 512², 1024 x 64², variable sizes 32..640), the shorter
+     * chain per block outweighing the extra halo rows. 640: the tallest image measured. */
+    static constexpr int kShortStripBatchRows = 640;
+    /** The strip rows of a batched launch: as stripRows, and 8 for images of at most
+     * kShortStripBatchRows rows (`maxHeight`: the launch's tallest image). */
+    static int batchStripRows(int depth, long long blocks16, int maxHeight, int multiprocessors, int forced)
+    {
+        const int rows = stripRows(depth, blocks16, multiprocessors, forced);
+        return depth == CV_8U && forced == 0 && maxHeight <= kShortStripBatchRows ? kShortRows : rows;
+    }
 };
 
 /** OPENCV_CUDAIMAGE_FUSED_ROWS, read once per process: 8 or 16 force the 8U strips of the fused

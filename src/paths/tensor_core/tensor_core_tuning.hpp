@@ -20,21 +20,22 @@ struct TensorCoreTuning
     constexpr int minRadius(int channels) const { return channels == 1 ? minRadius1 : minRadiusN; }
 };
 
-/** sm_90, measured on the H200 (16384^2 and 3840x2160, sweep of gaussian_bench --sweep, perf/NOTES.md
- * sections 7.2, 7.3): one channel from radius 6 (0.411 against 0.414 ms at 16384^2, 41 against
- * 49 us at 4K; 0.53 against 1.01 ms at radius 9, 1.75 against 7.42 ms at 128; at radius 1..5 the
- * small CUDA-core kernel is faster, 0.28-0.39 against ~0.41 ms). 2-4 channels from radius 9, where
- * it replaces the large-radius CUDA-core kernel (8UC3/8UC4 at sigma 5, 10, 30 faster); at radius 6
- * (sigma 2) it measured slower (8UC3 1.32 against ~1.05 ms, 8UC4 1.81 against ~1.36 ms).
+/** sm_90: from radius 9 for every channel count, where the CUDA-core fused kernel (radius 1..8) hands
+ * over to the large-radius one. One channel, measured on an H100 with the edge-column fused kernel
+ * (gaussian_bench --sweep, perf/NOTES.md section 7.2): the fused kernel is faster up to radius 8
+ * (16384^2: 0.333 against 0.435 ms at radius 6, 0.375 against 0.435 at 8; 3840x2160: 24 against
+ * 37 us at 6), the tensor cores from 9 (0.553 against 0.794 ms; 1.72 against 5.46 ms at 128). 2-4
+ * channels (H200, section 7.3): at radius 6 (sigma 2) slower (8UC3 1.32 against ~1.05 ms, 8UC4
+ * 1.81 against ~1.36 ms); from 9 faster than the large-radius kernel.
  * sm_86/89 never take the path (their 99 KiB of shared memory per block hold no tensor-core tile);
  * their rows only complete the table. */
 constexpr TensorCoreTuning kTensorCoreTuning[] = {
-    {90, "H100, H200", 6, 9, "measured on the H200"},
-    {89, "L4, L40S, RTX 40xx", 6, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
-    {86, "A10, RTX 30xx", 6, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
-    {80, "A100", 6, 9, "sm_90's values, not measured on an A100"},
+    {90, "H100, H200", 9, 9, "measured on the H100 (one channel) and the H200 (2-4)"},
+    {89, "L4, L40S, RTX 40xx", 9, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
+    {86, "A10, RTX 30xx", 9, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
+    {80, "A100", 9, 9, "sm_90's values, not measured on an A100"},
 };
-constexpr TensorCoreTuning kTensorCoreDefaultTuning = {0, "any other", 6, 9, "sm_90's values, not measured there"};
+constexpr TensorCoreTuning kTensorCoreDefaultTuning = {0, "any other", 9, 9, "sm_90's values, not measured there"};
 
 /** The row for a device of compute capability `cc`. */
 constexpr const TensorCoreTuning& tensorCoreTuning(int cc)
