@@ -5,7 +5,8 @@
 //
 //   gaussian_bench [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size 16384] [--quick] [--ours-only]
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
-//   gaussian_bench --sweep [--size N]: 8UC1 by radius (N^2 and 3840x2160), the tensor-core path at every radius and off
+//   gaussian_bench --sweep [--size N] [--sweep-channels 1,3,4]: 8U by radius (N^2 and 3840x2160), the
+//   tensor-core path at every radius and off, for each channel count listed (default 1)
 //   gaussian_bench --check-args ARGS...: exit 0 if ARGS are valid, else 2 with the usage; runs nothing
 //   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
 //   (--peers: PyTorch, CV-CUDA, CuPy and kornia, from perf/python_peers_bench.py's JSON lines: their
@@ -290,6 +291,24 @@ bool writeText(const std::string& path, const std::string& text)
     return static_cast<bool>(f);
 }
 
+// "1,3,4" -> {1, 3, 4}; false unless every entry is a channel count 1..4.
+bool parseChannels(const char* text, std::vector<int>& out)
+{
+    std::vector<int> v;
+    for (const char* c = text; *c; c++)
+    {
+        if (*c == ',')
+            continue;
+        if (*c < '1' || *c > '4' || (c[1] && c[1] != ','))
+            return false;
+        v.push_back(*c - '0');
+    }
+    if (v.empty())
+        return false;
+    out = v;
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -297,6 +316,7 @@ int main(int argc, char** argv)
     std::string outDir = ".", nppPath, peersPath;
     int side = 16384;
     bool quick = false, oursOnly = false, sweep = false, checkArgs = false;
+    std::vector<int> sweepChannels = {1};
     for (int i = 1; i < argc; i++)
     {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) outDir = argv[++i];
@@ -306,11 +326,12 @@ int main(int argc, char** argv)
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--ours-only")) oursOnly = true;
         else if (!strcmp(argv[i], "--sweep")) sweep = true;
+        else if (!strcmp(argv[i], "--sweep-channels") && i + 1 < argc && parseChannels(argv[i + 1], sweepChannels)) i++;
         else if (!strcmp(argv[i], "--check-args")) checkArgs = true;
         else
         {
             fprintf(stderr, "%s: '%s' is not an argument here, or lacks its value; usage: %s [--out DIR] [--npp npp.jsonl] "
-                    "[--peers peers.jsonl] [--size N (N > 0)] [--quick] [--ours-only] [--sweep] [--check-args]\n",
+                    "[--peers peers.jsonl] [--size N (N > 0)] [--quick] [--ours-only] [--sweep] [--sweep-channels 1,3,4] [--check-args]\n",
                     argv[0], argv[i], argv[0]);
             return 2;
         }
@@ -334,17 +355,20 @@ int main(int argc, char** argv)
     EventTimer timer(s);
     if (sweep)
     {
-        // 8UC1 by radius with the tensor-core path at every radius ("all") and off ("0"), then
-        // 3840x2160 the same way; the default path's choice (TensorCoreTuning::minRadius) follows from it.
+        // 8U by radius with the tensor-core path at every radius ("all") and off ("0"), then
+        // 3840x2160 the same way, per channel count; the default path's choice
+        // (TensorCoreTuning::minRadius) follows from it.
         const cv::Size sizes[] = {cv::Size(side, side), cv::Size(3840, 2160)};
+        for (int cn : sweepChannels)
         for (const cv::Size& size : sizes)
         {
-            const cv::Mat host = randomMat(size, CV_8UC1);
-            cv::cuda::GpuMat src(host), dst(size, CV_8UC1);
+            const int type = CV_8UC(cn);
+            const cv::Mat host = randomMat(size, type);
+            cv::cuda::GpuMat src(host), dst(size, type);
             const size_t vecs = src.step * src.rows / 16;
             const double copyMs = timer.median([&] { copyKernel<<<132 * 16, 256, 0, s>>>((const uint4*)src.data, (uint4*)dst.data, vecs); }, 20);
-            printf("\n8UC1 %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
-                   size.width, size.height, copyMs);
+            printf("\n8UC%d %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
+                   cn, size.width, size.height, copyMs);
             fflush(stdout);
             const bool small = size.area() < side * side;
             for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 24, 25, 30, 45, 60, 90, 128})
@@ -355,7 +379,7 @@ int main(int argc, char** argv)
                 for (int on = 1; on >= 0; on--)
                 {
                     setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", on ? "all" : "0", 1);
-                    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, CV_8UC1, cv::Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
+                    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(type, type, cv::Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
                     ms[on] = timer.median([&] { f->apply(src, dst, stream); }, small ? 50 : 10);
                 }
                 unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");

@@ -41,9 +41,15 @@ CUDAIMAGE_HOST_DEVICE constexpr int itemOutputs(int depth) { return depth == CV_
  * window then starts on a whole group of 4 elements (DP4A words, IMMA K chunks). */
 CUDAIMAGE_HOST_DEVICE constexpr int windowLead(int r, int cn) { return (r * cn) % 4 == 0 ? 0 : windowLead(r + 1, cn) + 1; }
 
-/** Output elements per block row (may be zero or negative: no valid tile). */
+/** Output elements per block row (may be zero or negative: no valid tile): Tile::outputs(r, cn)
+ * where the tile defines it (a tile whose width depends on the channel count), else kCols less
+ * both halos (elements). */
 template <class Tile>
-CUDAIMAGE_HOST_DEVICE constexpr int tileOutputs(int r, int cn) { return Tile::kCols - 2 * Tile::halo(r, cn); }
+CUDAIMAGE_HOST_DEVICE constexpr auto tileOutputsOf(int r, int cn, int) -> decltype(Tile::outputs(r, cn)) { return Tile::outputs(r, cn); }
+template <class Tile>
+CUDAIMAGE_HOST_DEVICE constexpr int tileOutputsOf(int r, int cn, long) { return Tile::kCols - 2 * Tile::halo(r, cn); }
+template <class Tile>
+CUDAIMAGE_HOST_DEVICE constexpr int tileOutputs(int r, int cn) { return tileOutputsOf<Tile>(r, cn, 0); }
 
 /** Dynamic shared memory of one block of the CUDA-core fused kernels (bytes): stripRows x
  * (kCols + kPad) working elements. */

@@ -28,13 +28,20 @@ typedef gs::TensorCoreTile TensorTile;
 /** Outputs of one item for a source depth: 16 for 8U (one 16-byte store), 8 otherwise. */
 inline int itemOf(int depth) { return depth == CV_8U ? 16 : 8; }
 
+/** Output elements of a block row: the tile's width less its two halos (the tensor-core tile's
+ * width depends on the channel count: its own outputs()). */
+template <class Tile>
+int outputsOf(int r, int cn) { return Tile::kCols - 2 * Tile::halo(r, cn); }
+template <>
+inline int outputsOf<TensorTile>(int r, int cn) { return TensorTile::outputs(r, cn); }
+
 /** The last radius of Tile's range whose block keeps one item after its two halos for `cn`
  * channels, worked out from the tile's width and halo (Tile::kMinR - 1 if none does). */
 template <class Tile>
 int lastRadiusOf(int cn, int depth)
 {
     int last = Tile::kMinR - 1;
-    for (int r = Tile::kMinR; r <= Tile::kMaxR && Tile::kCols - 2 * Tile::halo(r, cn) >= itemOf(depth); r++)
+    for (int r = Tile::kMinR; r <= Tile::kMaxR && outputsOf<Tile>(r, cn) >= itemOf(depth); r++)
         last = r;
     return last;
 }

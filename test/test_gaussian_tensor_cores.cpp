@@ -67,21 +67,32 @@ TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_wi
                     ASSERT_TRUE(t.valid);
                     EXPECT_EQ(R, t.r);
                     EXPECT_EQ(cn, t.channels);
-                    EXPECT_EQ(0, (t.r + t.lead) * cn % 4);   // 4-byte window loads
+                    // the planes are channel-planar: one channel's window whatever cn
+                    EXPECT_EQ(0, (t.r + t.lead) % 4);   // 4-byte window loads
                     EXPECT_LT(t.lead, 4);
-                    EXPECT_TRUE(t.lead == 0 || (t.r + t.lead - 1) * cn % 4 != 0);   // the smallest such lead
+                    EXPECT_TRUE(t.lead == 0 || (t.r + t.lead - 1) % 4 != 0);   // the smallest such lead
                     EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
-                    const int window = 16 + cn * (t.nh - 1);   // elements 16 outputs read
+                    const int window = 16 + t.nh - 1;   // pixels 16 outputs read
                     EXPECT_GE(32 * t.hChunks, window);
                     EXPECT_LT(32 * (t.hChunks - 1), window);
                     EXPECT_GE(32 * t.vChunks, 16 + 2 * R);   // the source rows of a 16-row half
                     EXPECT_LT(32 * (t.vChunks - 1), 16 + 2 * R);
                     EXPECT_GE(Tile::sourceRows(R), Tile::kRows + 2 * R);   // ... and of the 32-row strip
                     EXPECT_LE(Tile::sharedBytes(R, cn), Tile::maxSharedBytes(cn));
-                    EXPECT_GE(Tile::halo(R, cn), (R + t.lead) * cn);   // the window's first element is in the halo
-                    // 32-byte aligned where the tile keeps an item (then a multiple of 32 too), else 8
-                    const int aligned = ((R + 4) * cn + 31) / 32 * 32;
-                    EXPECT_EQ(Tile::kCols - 2 * aligned >= 16 ? aligned : ((R + 4) * cn + 7) / 8 * 8, Tile::halo(R, cn));
+                    // The halo (pixels) holds the window's lead and radius on the left and the
+                    // radius on the right, and starts every tile on a 32-byte sector: halo and
+                    // outputs whole sectors; outputs whole 16-pixel tasks, at least one.
+                    const int halo = Tile::halo(R, cn), outputs = Tile::outputs(R, cn);
+                    EXPECT_GE(halo, R + t.lead);
+                    EXPECT_EQ(0, halo * cn % 32);
+                    EXPECT_LT(halo - Tile::haloAlign(cn), R + 4);   // the least such halo
+                    EXPECT_EQ((Tile::pixels(cn) - 2 * halo) * cn, outputs);
+                    EXPECT_EQ(0, outputs % 32);
+                    EXPECT_EQ(0, outputs % (16 * cn));
+                    EXPECT_GE(outputs, 16 * cn);
+                    EXPECT_LE(outputs, Tile::outStride(cn));
+                    EXPECT_EQ(Tile::cols(cn), Tile::pixels(cn) * cn);
+                    EXPECT_EQ(0, Tile::cols(cn) % 32);   // whole warp groups of the vertical pass
                     for (int k = 0; k < static_cast<int>(sizeof(t.h)); k++)
                     {
                         const int m = k - t.lead - (R - rX);
@@ -94,23 +105,30 @@ TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_wi
                     }
                 }
             }
-    // By hand: one channel at radius 128 (lead 0, 257 taps): ceil((16 + 256) / 32) = 9 horizontal
-    // chunks, ceil((16 + 256) / 32) = 9 vertical ones per half; 4 channels (lead 0): ceil((16 +
-    // 1024) / 32) = 33. A half's 16 + 2r rows take one chunk up to radius 8, two up to 24.
-    EXPECT_EQ(9, Tile::hChunks(128, 1));
+    // By hand: radius 128 (lead 0, 257 taps): ceil((16 + 256) / 32) = 9 horizontal chunks, whatever
+    // the channel count, ceil((16 + 256) / 32) = 9 vertical ones per half; radius 90 (lead 2, 183
+    // taps): ceil((16 + 182) / 32) = 7. A half's 16 + 2r rows take one chunk up to radius 8, two up
+    // to 24.
+    EXPECT_EQ(9, Tile::hChunks(128));
     EXPECT_EQ(9, Tile::vChunks(128));
-    EXPECT_EQ(33, Tile::hChunks(128, 4));
+    EXPECT_EQ(7, Tile::hChunks(90));
     EXPECT_EQ(1, Tile::vChunks(8));
     EXPECT_EQ(2, Tile::vChunks(9));
     EXPECT_EQ(2, Tile::vChunks(24));
     EXPECT_EQ(3, Tile::vChunks(25));
     EXPECT_EQ(48, Tile::sourceRows(1));
-    // Halos: 32-aligned (radius 6, one channel: 10 -> 32; 4 channels up to radius 116: 480), then 8
-    // (117: 484 -> 488, tile 48; 122: 504, tile 16).
+    // Halos in pixels: radius 6, one channel: 10 -> 32 (tile 960); sigma 30 (radius 90): 94 -> 96
+    // for every channel count (832 of 1024 pixels for one and two channels, 320 of 512 for three and
+    // four); radius 128, 4 channels: 132 -> 136 (240 pixels).
     EXPECT_EQ(32, Tile::halo(6, 1));
-    EXPECT_EQ(480, Tile::halo(116, 4));
-    EXPECT_EQ(488, Tile::halo(117, 4));
-    EXPECT_EQ(504, Tile::halo(122, 4));
+    EXPECT_EQ(960, Tile::outputs(6, 1));
+    EXPECT_EQ(832, Tile::outputs(90, 1));
+    EXPECT_EQ(1664, Tile::outputs(90, 2));
+    EXPECT_EQ(960, Tile::outputs(90, 3));
+    EXPECT_EQ(96, Tile::halo(90, 4));
+    EXPECT_EQ(1280, Tile::outputs(90, 4));
+    EXPECT_EQ(136, Tile::halo(128, 4));
+    EXPECT_EQ(960, Tile::outputs(128, 4));
     EXPECT_EQ(3, gs::tile::windowLead(5, 1));   // 5 + 3 = 8
     EXPECT_EQ(1, gs::tile::windowLead(5, 2));   // (5 + 1) * 2 = 12
     EXPECT_EQ(3, gs::tile::windowLead(5, 3));   // (5 + 3) * 3 = 24
@@ -170,9 +188,14 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
     const gs::TensorCoreTuning& sm90Row = gs::tensorCoreTuning(90);
-    // By hand: 2 x 32 x 1056 + 64 + 32 x 1040 = 100,928 fixed bytes, plus 512 per Toeplitz matrix.
+    // By hand: one channel 2 x 32 x 1056 + 64 + 32 x 1040 = 100,928 fixed bytes, 2 and 4 channels
+    // 2 x 32 x 2080 + 64 + 32 x 2064 = 199,232, 3 channels 2 x 32 x 1568 + 64 + 32 x 1424 =
+    // 145,984; plus 512 per Toeplitz matrix (radius 128: 9 + 9). An sm_80 (163 KiB) holds the one-
+    // and three-channel tiles.
     EXPECT_EQ(size_t(100928 + (9 + 9) * 512), Tile::maxSharedBytes(1));    // 110,144
-    EXPECT_EQ(size_t(100928 + (33 + 9) * 512), Tile::maxSharedBytes(4));   // 122,432
+    EXPECT_EQ(size_t(199232 + (9 + 9) * 512), Tile::maxSharedBytes(2));    // 208,448
+    EXPECT_EQ(size_t(145984 + (9 + 9) * 512), Tile::maxSharedBytes(3));    // 155,200
+    EXPECT_EQ(size_t(199232 + (9 + 9) * 512), Tile::maxSharedBytes(4));    // 208,448
     EXPECT_EQ(size_t(100928 + (1 + 1) * 512), Tile::sharedBytes(6, 1));    // sigma 2: 1 + 1 matrices
     for (int cn = 1; cn <= 4; cn++)
         for (int r = 1; r <= Tile::kMaxR + 2; r++)
@@ -182,18 +205,20 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
                 const gs::GaussianPaths::Options opts = path::optionsWith(anyRadius ? gs::TensorCoreMode::All : gs::TensorCoreMode::Auto);
                 const int lastTile = path::lastRadiusOf<Tile>(cn, CV_8U);
                 const int cudaCores = path::cudaCorePath(CV_8U, cn, r, sm90);
-                const bool tensor = r >= (anyRadius ? Tile::kMinR : sm90Row.minRadius(cn)) && r <= lastTile;
+                EXPECT_EQ(Tile::kMaxR, lastTile);   // every radius keeps a tile
                 for (size_t smem : {sm90, sm80})
                 {
+                    const bool tensor = r >= (anyRadius ? Tile::kMinR : sm90Row.minRadius(cn)) && r <= lastTile &&
+                                        Tile::maxSharedBytes(cn) <= smem;
                     const gs::PathChoice c = gs::choosePath(query(r, cn, true, smem), path::factsFor(90), opts);
                     EXPECT_EQ(tensor ? path::TensorCore : path::cudaCorePath(CV_8U, cn, r, smem), c.index) << c.reason;
                     if (tensor)
                     {
-                        EXPECT_EQ(Tile::kCols - 2 * Tile::halo(r, cn), c.tileOutputs);
+                        EXPECT_EQ(Tile::outputs(r, cn), c.tileOutputs);
                         EXPECT_EQ(0, c.tileOutputs % 16);
                         EXPECT_GE(c.tileOutputs, 16);
                         EXPECT_EQ(Tile::sharedBytes(r, cn), c.sharedBytes);
-                        EXPECT_EQ(Tile::kBlocksPerSM * 132, c.residentBlocks);
+                        EXPECT_EQ(Tile::blocksPerSM(cn) * 132, c.residentBlocks);
                     }
                     else
                         EXPECT_EQ(0, c.residentBlocks);
@@ -267,9 +292,10 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianTensorCores_EveryRadius,
 
 // The radii where the path's choice or geometry changes, found from the tile and the units (so a
 // changed limit is swept where it then is): the ends of the CUDA-core ranges and of the tuning
-// rows' thresholds, each change of the vertical chunk count, the 4-channel halo's change of
-// alignment and the last radius with a tile per channel count, each with its neighbours, and the
-// largest radius; plus a spread between.
+// rows' thresholds, each change of the vertical or horizontal chunk count, each change of the
+// halo for 3 channels (every 32 pixels; the 2- and 4-channel halos change at 16 and 8 pixels, and
+// their first changes are swept) and the last radius with a tile per channel count, each with its
+// neighbours, and the largest radius; plus a spread between.
 std::vector<int> channelSweepRadii()
 {
     std::vector<int> r = {13, 17, 31, 45, 64, 90};   // the spread
@@ -284,8 +310,16 @@ std::vector<int> channelSweepRadii()
     around(gs::tensorCoreTuning(90).minRadius(1));
     around(gs::tensorCoreTuning(90).minRadius(4));
     for (int R = Tile::kMinR + 1; R <= Tile::kMaxR; R++)
-        if (Tile::vChunks(R) != Tile::vChunks(R - 1) || (Tile::halo(R, 4) % 32 == 0) != (Tile::halo(R - 1, 4) % 32 == 0))
+        if (Tile::vChunks(R) != Tile::vChunks(R - 1) || Tile::hChunks(R) != Tile::hChunks(R - 1) ||
+            Tile::halo(R, 3) != Tile::halo(R - 1, 3))
             around(R);
+    for (int cn : {2, 4})
+        for (int R = Tile::kMinR + 1; R <= Tile::kMaxR; R++)
+            if (Tile::halo(R, cn) != Tile::halo(R - 1, cn))
+            {
+                around(R);
+                break;
+            }
     for (int cn = 2; cn <= 4; cn++)
         around(path::lastRadiusOf<Tile>(cn, CV_8U));
     std::sort(r.begin(), r.end());
@@ -293,8 +327,9 @@ std::vector<int> channelSweepRadii()
     return r;
 }
 
-// 2, 3 and 4 channels at those radii, with the path on and off, on a sub-matrix too. One test per
-// channel count and radius, so that shards spread them.
+// 2, 3 and 4 channels at those radii, with the path on and off, on a sub-matrix too, the image
+// wider than two of the widest tiles (every radius then has interior tiles with neighbours on both
+// sides). One test per channel count and radius, so that shards spread them.
 typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianTensorCores_Channels;
 
 TEST_P(CudaImage_GaussianTensorCores_Channels, match_cpu_with_the_path_on_and_off)
@@ -303,8 +338,9 @@ TEST_P(CudaImage_GaussianTensorCores_Channels, match_cpu_with_the_path_on_and_of
     const int cn = std::get<0>(GetParam());
     const int r = std::get<1>(GetParam());
     cv::RNG rng(2027 + cn);
-    const Mat parent = randomMat(Size(700, 300), CV_8UC(cn), rng);
-    const cv::Rect roiRect(1, 3, 695, 290);
+    const int width = 2 * Tile::outputs(Tile::kMinR, cn) / cn + 77;   // 2061 pixels for 2 channels, 973 for 3, 1069 for 4
+    const Mat parent = randomMat(Size(width, 300), CV_8UC(cn), rng);
+    const cv::Rect roiRect(1, 3, width - 5, 290);
     const int border = r % 2 ? cv::BORDER_REPLICATE : cv::BORDER_REFLECT_101;
     SCOPED_TRACE(cv::format("%d channels, radius %d, border %d", cn, r, border));
     expectOnAndOffMatchCpu(parent, roiRect, r, border);

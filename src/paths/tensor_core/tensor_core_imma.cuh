@@ -24,33 +24,42 @@ namespace cv { namespace cuda { namespace gaussian { namespace imma {
 
 typedef TensorCoreTile Tile;
 
-// Shared memory (bytes), the layout TensorCoreTile::sharedBytes() counts: the two byte planes
-// [kRows][kPlaneStride], 64 bytes of slack behind them, the output bytes [kRows][kStride], then the
-// A fragments, 512 bytes per matrix (32 lanes x 4 words): the horizontal matrices, then the
-// vertical ones.
+// Shared memory (bytes) of a block for Cn channels, the layout TensorCoreTile::sharedBytes()
+// counts: the two byte planes [kRows][kPlaneStride], 64 bytes of slack behind them, the output
+// bytes [kRows][kStride], then the A fragments, 512 bytes per matrix (32 lanes x 4 words): the
+// horizontal matrices, then the vertical ones. A plane row holds the tile's vertical sums channel-
+// planar: channel c's kPixels pixels from column c kPixels on.
 //
-// The planes are written 8 bytes per lane (8 rows x 32 bytes per warp, in two half-warp phases of
-// 4 rows) and read 4 bytes per lane (8 rows x 16 bytes per warp). A row stride of 8 words (mod 32
-// banks) keeps the writes' 4 rows apart, one of 4 words the reads' 8 rows; no stride does both. So
-// the stride is 8 words (1056 bytes) and rows 4..7 of every 8 swap the 16-byte halves of each 32
-// bytes (planeColumn()): the reads' rows r and r + 4 then fall on different banks too. A column's
-// swap moves it within its aligned 32 bytes, so a row's columns stay in the row.
-// The output rows keep a stride of 4 words mod 32 (1040 bytes): the epilogue's byte stores of rows
-// 2t, 2t + 1 (t = 0..3) fall on 8 different banks.
+// The planes are read 4 bytes per lane (8 rows x 16 bytes per warp) and written 8 bytes per lane
+// for one channel (8 rows x 32 bytes per warp, in two half-warp phases of 4 rows; 2 and 4 channels
+// 4 and 2 bytes per lane and channel, 3 channels bytes). A row stride of 8 words (mod 32 banks) keeps
+// the writes' 4 rows apart, one of 4 words the reads' 8 rows; no stride does both. So the stride
+// is 8 words mod 32 and rows 4..7 of every 8 swap the 16-byte halves of each 32 bytes
+// (planeOffset()): the reads' rows r and r + 4 then fall on different banks too. A column's swap
+// moves it within its aligned 32 bytes, so a row's columns stay in the row.
+// The output rows keep a stride of 4 words mod 32: the epilogue's byte stores of rows 2t, 2t + 1
+// (t = 0..3) fall on 8 different banks.
 constexpr int kRows = Tile::kRows;
-constexpr int kPlaneStride = Tile::kPlaneStride;
-constexpr int kStride = Tile::kStride;
-constexpr int kPlaneBytes = kRows * kPlaneStride;
-constexpr int kOutOffset = 2 * kPlaneBytes + 64;
-constexpr int kTableOffset = kOutOffset + kRows * kStride;
 constexpr int kFragmentWords = 32 * 4;
-static_assert(kPlaneStride % 128 == 32 && kStride % 128 == 16, "bank-conflict-free plane and output strides");
-static_assert(kTableOffset == Tile::kFixedBytes && kFragmentWords * 4 == 512, "the path choice's shared memory is this layout's");
+template <int Cn>
+struct Layout
+{
+    static constexpr int kCols = Tile::cols(Cn);
+    static constexpr int kPixels = Tile::pixels(Cn);
+    static constexpr int kPlaneStride = Tile::planeStride(Cn);
+    static constexpr int kStride = Tile::outStride(Cn);
+    static constexpr int kPlaneBytes = kRows * kPlaneStride;
+    static constexpr int kOutOffset = 2 * kPlaneBytes + 64;
+    static constexpr int kTableOffset = kOutOffset + kRows * kStride;
+    static_assert(kPlaneStride % 128 == 32 && kStride % 128 == 16, "bank-conflict-free plane and output strides");
+    static_assert(kTableOffset == Tile::fixedBytes(Cn) && kFragmentWords * 4 == 512, "the path choice's shared memory is this layout's");
+};
 
 /** Byte offset of (row, column) in a plane: the 16-byte halves of each 32 bytes swap in rows 4..7 of
  * every 8 (the swizzle above). */
 __device__ __forceinline__ int planeSwizzle(int row) { return (row & 4) << 2; }
-__device__ __forceinline__ int planeOffset(int row, int column) { return row * kPlaneStride + (column ^ planeSwizzle(row)); }
+template <int Cn>
+__device__ __forceinline__ int planeOffset(int row, int column) { return row * Layout<Cn>::kPlaneStride + (column ^ planeSwizzle(row)); }
 
 __device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, uint32_t b1)
 {
@@ -91,27 +100,31 @@ __device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int en
     }
 }
 
-// The horizontal pass of one strip: `outputs` (a multiple of 16) of kRows rows, the window of
-// output 0 starting at plane column windowStart (a multiple of 4); rounded bytes into `out`:
-// (256 hi + lo + 2^15) >> 16, the CPU's rounding of its 16 fraction bits (the 2^15 is the low
-// sums' starting value). Warps take (16 outputs x 16 rows) tasks in turn: per K chunk one 16-byte A
-// load, 8 four-byte B loads, 4 MMAs.
+// The horizontal pass of one strip: `pixels` outputs (a multiple of 16) per channel of kRows rows,
+// the window of output 0 starting at column windowStart (a multiple of 4) of each channel's plane
+// segment; rounded bytes into `out`, interleaved again: (256 hi + lo + 2^15) >> 16, the CPU's rounding
+// of its 16 fraction bits (the 2^15 is the low sums' starting value). Warps take (channel, 16
+// outputs x 16 rows) tasks in turn: per K chunk one 16-byte A load, 8 four-byte B loads, 4 MMAs.
+template <int Cn>
 __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo, const uint32_t* table, int chunks,
-                                           int windowStart, int outputs, uint8_t* out)
+                                           int windowStart, int pixels, uint8_t* out)
 {
+    typedef Layout<Cn> L;
     constexpr int kHalves = kRows / 16;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const uint4* aTable = reinterpret_cast<const uint4*>(table) + lane;
-    const int tasks = (outputs / 16) * kHalves;
+    const int blocks = pixels / 16;
+    const int tasks = blocks * kHalves * Cn;
     for (int task = warp; task < tasks; task += warps)
     {
-        const int o0 = (task / kHalves) * 16, row0 = (task % kHalves) * 16;
+        const int half = task % kHalves, rest = task / kHalves;
+        const int o0 = (rest % blocks) * 16, channel = rest / blocks, row0 = half * 16;
         // this lane's rows row0 + 8n + g (n = 0, 1): columns c0 + 32 c and c0 + 16 + 32 c (the
         // swizzle depends on bit 2 of the row, which is g's, and moves only bit 4 of a column,
         // which + 32 c leaves alone)
-        const int c0 = windowStart + o0 + 4 * t;
-        const int at0 = planeOffset(row0 + g, c0), at1 = planeOffset(row0 + g, c0 + 16);
+        const int c0 = channel * L::kPixels + windowStart + o0 + 4 * t;
+        const int at0 = planeOffset<Cn>(row0 + g, c0), at1 = planeOffset<Cn>(row0 + g, c0 + 16);
         int dh[2][4] = {}, dl[2][4];
 #pragma unroll
         for (int n = 0; n < 2; n++)
@@ -125,7 +138,7 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
 #pragma unroll
             for (int n = 0; n < 2; n++)
             {
-                const int r = n * 8 * kPlaneStride + 32 * c;
+                const int r = n * 8 * L::kPlaneStride + 32 * c;
                 mmaU8(dh[n], a, *reinterpret_cast<const uint32_t*>(hi + at0 + r), *reinterpret_cast<const uint32_t*>(hi + at1 + r));
                 mmaU8(dl[n], a, *reinterpret_cast<const uint32_t*>(lo + at0 + r), *reinterpret_cast<const uint32_t*>(lo + at1 + r));
             }
@@ -134,10 +147,10 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
 #pragma unroll
         for (int n = 0; n < 2; n++)
         {
-            uint8_t* o = out + (row0 + 8 * n + 2 * t) * kStride + o0 + g;
+            uint8_t* o = out + (row0 + 8 * n + 2 * t) * L::kStride + (o0 + g) * Cn + channel;
 #pragma unroll
             for (int q = 0; q < 4; q++)
-                o[(q & 1) * kStride + (q & 2) * 4] =
+                o[(q & 1) * L::kStride + (q & 2) * 4 * Cn] =
                     static_cast<uint8_t>((static_cast<uint32_t>(dh[n][q]) * 256u + static_cast<uint32_t>(dl[n][q])) >> 16);
         }
     }
@@ -146,9 +159,10 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
 // The strip's `outputs` bytes per row (a multiple of 16, cut at the row's end) from shared memory
 // to the destination: a warp per row at a time, 16 bytes per lane along it (one 16-byte store where
 // the row allows it; whole 32-byte sectors where the tile starts on one).
+template <int Cn>
 __device__ __forceinline__ void storeOut(const BlurCall& p, const uint8_t* out, int y0, int tileE0, int outputs)
 {
-    const int elements = p.width * p.channels;
+    const int elements = p.width * Cn;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const int chunks = outputs / 16;
     for (int v = warp; v < kRows && y0 + v < p.height; v += warps)
@@ -159,7 +173,7 @@ __device__ __forceinline__ void storeOut(const BlurCall& p, const uint8_t* out, 
             const int e0 = tileE0 + chunk * 16;
             if (e0 >= elements)
                 break;
-            const uint4 q = *reinterpret_cast<const uint4*>(out + v * kStride + chunk * 16);
+            const uint4 q = *reinterpret_cast<const uint4*>(out + v * Layout<Cn>::kStride + chunk * 16);
             if (e0 + 16 <= elements && p.dstAligned16)
                 *reinterpret_cast<uint4*>(row + e0) = q;
             else

@@ -4,9 +4,10 @@
 // 16-bit sums times taps again, rounded once), so any order of the same integer products gives its
 // result; here they are byte products with s32 sums on the tensor cores (tensor_core_imma.cuh).
 //
-//   one block: tiles of 32 output rows x (1024 - 2 halo) output elements, 256 threads, taken in
-//     turn in column-major order (a grid of two blocks per SM: the tap matrices are built once per
-//     block);
+//   one block: tiles of 32 output rows x (pixels - 2 halo) output pixels (TensorCoreTile: 1024
+//     pixels, 256 threads, two blocks per SM for one channel; 2048 or 1536 elements, 512 threads,
+//     one block per SM for 2-4), taken in turn in column-major order (the tap matrices are built
+//     once per block);
 //   vertical (channels do not matter: columns are elements): a warp takes 32 columns at a time and
 //     reads the strip's source rows in 16-row blocks: per block each lane loads 4 words (rows 4t..
 //     4t+3 of the block, columns 4g..4g+3) and transposes them into one half of the B fragments of
@@ -14,14 +15,15 @@
 //     (rows 16j..16j+15) multiplies blocks (2q + j, 2q + j + 1) by Toeplitz matrix q, so every block
 //     serves both halves and radius <= 8 needs 3 blocks and 8 MMAs per 32 x 32 outputs; the next
 //     step's blocks are loaded before this step's MMAs. The sums (< 2^16) go to shared memory as a
-//     high and a low byte plane, 8 columns per store;
-//   horizontal: warps take 16 outputs x 16 rows, 4 MMAs per 32-element K chunk against a Toeplitz
-//     matrix whose taps lie Cn elements apart (tensor_core_imma.cuh); the rounded bytes leave through a
-//     shared output tile, a warp per row in 16-byte stores.
+//     high and a low byte plane, channel-planar (storeSums);
+//   horizontal: warps take one channel's 16 outputs x 16 rows, 4 MMAs per 32-pixel K chunk against
+//     a one-channel Toeplitz matrix (tensor_core_imma.cuh); the rounded bytes leave through a shared
+//     output tile, interleaved again, a warp per row in 16-byte stores.
 //
-// IMMAs per output at radius R: vertical vChunks / 128, horizontal 2 hChunks / 128 (TensorCoreTile):
-// sigma 30 (R 90), one channel, (7 + 14) / 128 = 0.16, against ~45 DP4A and ~190 FP32 instructions in
-// the CUDA-core kernels (perf/NOTES.md section 6).
+// IMMAs per output at radius R: vertical vChunks / 128 times the tile's columns per output column,
+// horizontal 2 hChunks / 128 (TensorCoreTile): sigma 30 (R 90), one channel, 7 / 128 x 1024 / 832 +
+// 14 / 128 = 0.18, four channels 7 / 128 x 512 / 320 + 14 / 128 = 0.20, against ~45 DP4A and ~190
+// FP32 instructions in the CUDA-core kernels (perf/NOTES.md section 6).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -36,12 +38,60 @@ namespace {
 
 using namespace fused;
 typedef TensorCoreTile Tile;
-constexpr int kWarps = Tile::kThreads / 32;
 constexpr int kRows = Tile::kRows;
 // The most blocks a launch gets (each takes tiles in turn): tile counts are 64-bit, the kernel's
 // step arithmetic 32-bit.
 constexpr long long kMaxGridBlocks = 1 << 30;
 static_assert(kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk per step");
+
+// One lane's vertical sums of one row into the planes: elements e0..e0 + 7 of the tile row (e0 a
+// multiple of 8), element e0 + k being d[k & 3][f + (k >> 2)] (f: 0 or 2, the fragment's row).
+// Element e is pixel e / Cn of channel e % Cn, at column (e % Cn) kPixels + e / Cn of a plane row:
+// one channel 8 bytes per plane, two channels 4 bytes per channel (pixels 4 apart per phase pair),
+// four 2 bytes per channel, three byte by byte.
+template <int Cn>
+__device__ __forceinline__ void storeSums(const int (&d)[4][4], int f, int row, int e0, uint8_t* hi, uint8_t* lo)
+{
+    typedef imma::Layout<Cn> L;
+    auto sum = [&](int k) { return static_cast<uint32_t>(d[k & 3][f + (k >> 2)]); };
+    if (Cn == 1)
+    {
+        const int at = imma::planeOffset<Cn>(row, e0);
+        *reinterpret_cast<uint2*>(lo + at) = make_uint2(packByte(sum(0), sum(1), sum(2), sum(3), 0), packByte(sum(4), sum(5), sum(6), sum(7), 0));
+        *reinterpret_cast<uint2*>(hi + at) = make_uint2(packByte(sum(0), sum(1), sum(2), sum(3), 1), packByte(sum(4), sum(5), sum(6), sum(7), 1));
+    }
+    else if (Cn == 2)
+    {
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+        {
+            const int at = imma::planeOffset<Cn>(row, c * L::kPixels + e0 / 2);
+            *reinterpret_cast<uint32_t*>(lo + at) = packByte(sum(c), sum(c + 2), sum(c + 4), sum(c + 6), 0);
+            *reinterpret_cast<uint32_t*>(hi + at) = packByte(sum(c), sum(c + 2), sum(c + 4), sum(c + 6), 1);
+        }
+    }
+    else if (Cn == 4)
+    {
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+        {
+            const int at = imma::planeOffset<Cn>(row, c * L::kPixels + e0 / 4);
+            *reinterpret_cast<uint16_t*>(lo + at) = static_cast<uint16_t>(__byte_perm(sum(c), sum(c + 4), 0x0040));
+            *reinterpret_cast<uint16_t*>(hi + at) = static_cast<uint16_t>(__byte_perm(sum(c), sum(c + 4), 0x0051));
+        }
+    }
+    else
+    {
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+        {
+            const int e = e0 + k;
+            const int at = imma::planeOffset<Cn>(row, (e % Cn) * L::kPixels + e / Cn);
+            lo[at] = static_cast<uint8_t>(sum(k));
+            hi[at] = static_cast<uint8_t>(sum(k) >> 8);
+        }
+    }
+}
 
 // One warp's 32 columns (group `grp` of the block's 1024 elements) of a strip: vertical sums into the planes.
 template <int Cn>
@@ -171,43 +221,35 @@ __device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTap
     for (int j = 0; j < 2; j++)
 #pragma unroll
         for (int h = 0; h < 2; h++)
-        {
-            const int f0 = 2 * h, f1 = 2 * h + 1;
-            const int at = imma::planeOffset(16 * j + g + 8 * h, 32 * grp + 8 * t);
-            *reinterpret_cast<uint2*>(lo + at) =
-                make_uint2(packByte(d[j][0][f0], d[j][1][f0], d[j][2][f0], d[j][3][f0], 0),
-                           packByte(d[j][0][f1], d[j][1][f1], d[j][2][f1], d[j][3][f1], 0));
-            *reinterpret_cast<uint2*>(hi + at) =
-                make_uint2(packByte(d[j][0][f0], d[j][1][f0], d[j][2][f0], d[j][3][f0], 1),
-                           packByte(d[j][0][f1], d[j][1][f1], d[j][2][f1], d[j][3][f1], 1));
-        }
+            storeSums<Cn>(d[j], 2 * h, 16 * j + g + 8 * h, 32 * grp + 8 * t, hi, lo);
 }
 
 template <int Cn>
-__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSM)
+__global__ void __launch_bounds__(Tile::threads(Cn), Tile::blocksPerSM(Cn))
 gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
 {
+    typedef imma::Layout<Cn> L;
+    constexpr int kWarps = Tile::threads(Cn) / 32;
     extern __shared__ __align__(16) unsigned char smem[];
     uint8_t* hi = smem;
-    uint8_t* lo = smem + imma::kPlaneBytes;
-    uint8_t* out = smem + imma::kOutOffset;
-    uint32_t* hTable = reinterpret_cast<uint32_t*>(smem + imma::kTableOffset);
+    uint8_t* lo = smem + L::kPlaneBytes;
+    uint8_t* out = smem + L::kOutOffset;
+    uint32_t* hTable = reinterpret_cast<uint32_t*>(smem + L::kTableOffset);
     uint32_t* vTable = hTable + taps.hChunks * imma::kFragmentWords;
 
     const int R = taps.r;
-    const int halo = Tile::halo(R, Cn);
-    const int tile = Tile::kCols - 2 * halo;   // output columns per block (a multiple of 16)
-    const int windowStart = halo - (R + taps.lead) * Cn;   // plane column of output 0's window
-    const int elements = p.width * Cn;
-    const int columns = (elements + tile - 1) / tile;
+    const int halo = Tile::halo(R, Cn);               // pixels
+    const int tile = L::kPixels - 2 * halo;           // output pixels per block (a multiple of 16)
+    const int windowStart = halo - (R + taps.lead);   // column of output 0's window in its channel's segment
+    const int columns = (p.width + tile - 1) / tile;
     const int strips = (p.height + kRows - 1) / kRows;
     const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
-    // Horizontal: entry c = chunk c, taps Cn elements apart. Vertical: entry q = chunk q of a half.
-    imma::buildToeplitz<Cn>(taps.h, taps.nh, taps.hChunks, 32, 0, hTable);
+    // Horizontal: entry c = chunk c of a channel's window. Vertical: entry q = chunk q of a half.
+    imma::buildToeplitz<1>(taps.h, taps.nh, taps.hChunks, 32, 0, hTable);
     imma::buildToeplitz<1>(taps.v, 2 * R + 1, taps.vChunks, 32, 0, vTable);
     __syncthreads();
 
-    // Tiles (32 rows x `tile` outputs) in column-major order, block b taking b, b + gridDim.x, ...:
+    // Tiles (32 rows x `tile` pixels) in column-major order, block b taking b, b + gridDim.x, ...:
     // the blocks in flight work down the same band of columns, so the costly edge tiles (border-
     // mapped loads) fall on all of them alike (in row-major order a block whose step is a multiple
     // of the column count kept the image's first column: radius 128 took 5.0 ms instead of ~2).
@@ -217,21 +259,23 @@ gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
     for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
     {
         const int y0 = strip * kRows;
-        const int tileE0 = column * tile;
-        // Outputs of this tile inside the row, to a multiple of 16, and the column groups their
-        // windows read (a row's last tile skips the groups past them: at the image edge, the costly ones).
-        const int live = ::min(tile, (elements - tileE0 + 15) / 16 * 16);
-        const int groups = ::min(Tile::kCols / 32, (windowStart + live + 32 * taps.hChunks + 31) / 32);
+        const int tileX0 = column * tile;
+        // Outputs of this tile inside the row, to a multiple of 16, and the column groups of the
+        // pixels their taps reach, up to pixel halo + live + R of each channel (a row's last tile
+        // skips the groups past them: at the image edge, the costly ones; the horizontal windows'
+        // reads past them meet zero taps).
+        const int live = ::min(tile, (p.width - tileX0 + 15) / 16 * 16);
+        const int groups = ::min(L::kCols / 32, ((halo + live + R) * Cn + 31) / 32);
         const int firstRow = p.roiY + y0 - R;
         const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
         for (int grp = warp; grp < groups; grp += kWarps)
             verticalGroup<Cn>(p, taps, reinterpret_cast<const uint4*>(vTable), firstRow, rowsInside,
-                              p.roiX * Cn + tileE0 - halo + 32 * grp + 4 * g, grp, hi, lo);
+                              (p.roiX + tileX0 - halo) * Cn + 32 * grp + 4 * g, grp, hi, lo);
         __syncthreads();
         // (the planes are free again once every warp passed this barrier and the next)
-        imma::horizontal(hi, lo, hTable, taps.hChunks, windowStart, live, out);
+        imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out);
         __syncthreads();
-        imma::storeOut(p, out, y0, tileE0, live);
+        imma::storeOut<Cn>(p, out, y0, tileX0 * Cn, live * Cn);
         strip += stepStrips;
         if (strip >= strips)
         {
@@ -248,13 +292,13 @@ void launchTensor8U(const BlurCall& p, const TensorTaps8U& taps, const PathChoic
     // Opted in once for the largest tile this kernel can ask for (the path's rule checked that the
     // device holds it); each launch asks for its radius's own.
     optInSharedMemory(gaussianTensor8U<Cn>, Tile::maxSharedBytes(Cn), optedIn);
-    // As many blocks as the device holds at once (two per SM), each taking tiles in turn (the tap
-    // matrices are built once per block, not once per tile), or one per tile where there are fewer.
+    // As many blocks as the device holds at once, each taking tiles in turn (the tap matrices are
+    // built once per block, not once per tile), or one per tile where there are fewer.
     const long long elements = static_cast<long long>(p.width) * Cn;
     const long long tiles = (elements + choice.tileOutputs - 1) / choice.tileOutputs * ((p.height + kRows - 1) / kRows);
     const long long blocks = choice.residentBlocks > 0 ? std::min<long long>(tiles, choice.residentBlocks) : tiles;
     const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks, kMaxGridBlocks)));
-    gaussianTensor8U<Cn><<<grid, Tile::kThreads, choice.sharedBytes, stream>>>(p, taps);
+    gaussianTensor8U<Cn><<<grid, Tile::threads(Cn), choice.sharedBytes, stream>>>(p, taps);
 }
 
 } // namespace
