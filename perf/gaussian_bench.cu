@@ -5,8 +5,8 @@
 //
 //   gaussian_bench [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size 16384] [--quick] [--ours-only]
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
-//   gaussian_bench --sweep [--size N] [--sweep-channels 1,3,4]: 8U by radius (N^2 and 3840x2160), the
-//   tensor-core path at every radius and off, for each channel count listed (default 1)
+//   gaussian_bench --sweep [--size N] [--sweep-types 8UC1,8UC4,16UC1]: by radius (N^2 and 3840x2160),
+//   the tensor-core paths at every radius and off, for each type listed (8UC1..8UC4, 16UC1; default 8UC1)
 //   gaussian_bench --check-args ARGS...: exit 0 if ARGS are valid, else 2 with the usage; runs nothing
 //   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
 //   (--peers: PyTorch, CV-CUDA, CuPy and kornia, from perf/python_peers_bench.py's JSON lines: their
@@ -291,17 +291,22 @@ bool writeText(const std::string& path, const std::string& text)
     return static_cast<bool>(f);
 }
 
-// "1,3,4" -> {1, 3, 4}; false unless every entry is a channel count 1..4.
-bool parseChannels(const char* text, std::vector<int>& out)
+// "8UC1,8UC4,16UC1" -> their types; false unless every entry is one of 8UC1..8UC4, 16UC1.
+bool parseSweepTypes(const char* text, std::vector<int>& out)
 {
+    static const std::pair<const char*, int> known[] = {{"8UC1", CV_8UC1}, {"8UC2", CV_8UC2}, {"8UC3", CV_8UC3}, {"8UC4", CV_8UC4}, {"16UC1", CV_16UC1}};
     std::vector<int> v;
-    for (const char* c = text; *c; c++)
+    std::string s(text), item;
+    std::istringstream in(s);
+    while (std::getline(in, item, ','))
     {
-        if (*c == ',')
-            continue;
-        if (*c < '1' || *c > '4' || (c[1] && c[1] != ','))
+        int type = -1;
+        for (const auto& k : known)
+            if (item == k.first)
+                type = k.second;
+        if (type < 0)
             return false;
-        v.push_back(*c - '0');
+        v.push_back(type);
     }
     if (v.empty())
         return false;
@@ -316,7 +321,7 @@ int main(int argc, char** argv)
     std::string outDir = ".", nppPath, peersPath;
     int side = 16384;
     bool quick = false, oursOnly = false, sweep = false, checkArgs = false;
-    std::vector<int> sweepChannels = {1};
+    std::vector<int> sweepTypes = {CV_8UC1};
     for (int i = 1; i < argc; i++)
     {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) outDir = argv[++i];
@@ -326,12 +331,12 @@ int main(int argc, char** argv)
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--ours-only")) oursOnly = true;
         else if (!strcmp(argv[i], "--sweep")) sweep = true;
-        else if (!strcmp(argv[i], "--sweep-channels") && i + 1 < argc && parseChannels(argv[i + 1], sweepChannels)) i++;
+        else if (!strcmp(argv[i], "--sweep-types") && i + 1 < argc && parseSweepTypes(argv[i + 1], sweepTypes)) i++;
         else if (!strcmp(argv[i], "--check-args")) checkArgs = true;
         else
         {
             fprintf(stderr, "%s: '%s' is not an argument here, or lacks its value; usage: %s [--out DIR] [--npp npp.jsonl] "
-                    "[--peers peers.jsonl] [--size N (N > 0)] [--quick] [--ours-only] [--sweep] [--sweep-channels 1,3,4] [--check-args]\n",
+                    "[--peers peers.jsonl] [--size N (N > 0)] [--quick] [--ours-only] [--sweep] [--sweep-types 8UC1,8UC4,16UC1] [--check-args]\n",
                     argv[0], argv[i], argv[0]);
             return 2;
         }
@@ -355,20 +360,19 @@ int main(int argc, char** argv)
     EventTimer timer(s);
     if (sweep)
     {
-        // 8U by radius with the tensor-core path at every radius ("all") and off ("0"), then
-        // 3840x2160 the same way, per channel count; the default path's choice
-        // (TensorCoreTuning::minRadius) follows from it.
+        // By radius with the tensor-core paths at every radius ("all") and off ("0"), then
+        // 3840x2160 the same way, per type; the default path's choice (the tuning rows' minimum
+        // radius) follows from it.
         const cv::Size sizes[] = {cv::Size(side, side), cv::Size(3840, 2160)};
-        for (int cn : sweepChannels)
+        for (int type : sweepTypes)
         for (const cv::Size& size : sizes)
         {
-            const int type = CV_8UC(cn);
             const cv::Mat host = randomMat(size, type);
             cv::cuda::GpuMat src(host), dst(size, type);
             const size_t vecs = src.step * src.rows / 16;
             const double copyMs = timer.median([&] { copyKernel<<<132 * 16, 256, 0, s>>>((const uint4*)src.data, (uint4*)dst.data, vecs); }, 20);
-            printf("\n8UC%d %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
-                   cn, size.width, size.height, copyMs);
+            printf("\n%s %dx%d, BORDER_REPLICATE, ksize 2r+1 (sigma from ksize); copy %.4f ms\n| radius | tensor cores ms | %% of copy | CUDA cores ms | %% of copy |\n|---|---|---|---|---|\n",
+                   cv::typeToString(type).c_str(), size.width, size.height, copyMs);
             fflush(stdout);
             const bool small = size.area() < side * side;
             for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 24, 25, 30, 45, 60, 90, 128})

@@ -55,8 +55,8 @@ FilterShape filterShape(const FilterTaps& taps, int srcType, int dstType, int ro
     f.columnBorder = columnBorderMode & ~BORDER_ISOLATED;
     f.rx = static_cast<int>(taps.x.real.size()) / 2;
     f.ry = static_cast<int>(taps.y.real.size()) / 2;
-    f.horizontalTapsFitByte = tapsFitByte(taps.depth, taps.x.fixed);
-    f.verticalTapsFitByte = tapsFitByte(taps.depth, taps.y.fixed);
+    f.horizontalTapsBelowOne = tapsBelowOne(taps.depth, taps.x.fixed);
+    f.verticalTapsBelowOne = tapsBelowOne(taps.depth, taps.y.fixed);
     return f;
 }
 
@@ -110,8 +110,8 @@ void setKernel(PathQuery& q, const FilterShape& f)
 {
     q.rx = f.rx;
     q.ry = f.ry;
-    q.horizontalTapsFitByte = f.horizontalTapsFitByte;
-    q.verticalTapsFitByte = f.verticalTapsFitByte;
+    q.horizontalTapsBelowOne = f.horizontalTapsBelowOne;
+    q.verticalTapsBelowOne = f.verticalTapsBelowOne;
 }
 
 BlurCall movedCall(const BlurCall& call, const unsigned char* src, unsigned char* dst)

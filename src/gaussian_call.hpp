@@ -31,7 +31,7 @@ struct FilterShape
     int rowBorder = BORDER_REPLICATE, columnBorder = BORDER_REPLICATE;   //!< without BORDER_ISOLATED
     bool isolated = false;
     int rx = 0, ry = 0;                                                  //!< ksize / 2
-    bool horizontalTapsFitByte = true, verticalTapsFitByte = true;       //!< tapsFitByte()
+    bool horizontalTapsBelowOne = true, verticalTapsBelowOne = true;       //!< tapsBelowOne()
 };
 
 /** The taps CPU cv::GaussianBlur builds for these (checked: checkArguments) arguments. Host only. */

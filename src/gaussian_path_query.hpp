@@ -17,11 +17,13 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
-/** 8U fixed-point taps (8 fraction bits) all fit a byte, as byte products (DP4A, IMMA) need; true
- * for the other depths, which do not multiply bytes. */
-inline bool tapsFitByte(int depth, const std::vector<uint32_t>& fixedTaps)
+/** Every fixed-point tap is below 1.0: fits its fraction bits (8U a byte, 16U two bytes), as byte
+ * products (DP4A, IMMA) need; a tap of 1.0 is a direction with all its weight on one tap. True for
+ * the depths without fixed-point taps. */
+inline bool tapsBelowOne(int depth, const std::vector<uint32_t>& fixedTaps)
 {
-    return depth != CV_8U || std::all_of(fixedTaps.begin(), fixedTaps.end(), [](uint32_t t) { return t <= 255u; });
+    const int bits = fixedPointBits(depth);
+    return bits == 0 || std::all_of(fixedTaps.begin(), fixedTaps.end(), [bits](uint32_t t) { return t < (1u << bits); });
 }
 
 /** What a filter gives every path to prepare its taps from, once, at creation (host only). */
@@ -39,8 +41,8 @@ struct PathQuery
     int channels = 1;               //!< 1 to 4
     int rx = 0, ry = 0;             //!< the filter's radii (ksize / 2)
     bool floatOutput = false;       //!< dst is CV_32F from a source of another depth
-    bool horizontalTapsFitByte = true; //!< tapsFitByte() of the horizontal taps
-    bool verticalTapsFitByte = true;   //!< tapsFitByte() of the vertical taps
+    bool horizontalTapsBelowOne = true; //!< tapsBelowOne() of the horizontal taps
+    bool verticalTapsBelowOne = true;   //!< tapsBelowOne() of the vertical taps
     bool unitRowOrColumn = false;   //!< this image is one row or column that is not filtered across
     bool dstInSrcAllocation = false; //!< in place, or dst inside the source's allocation
     bool batch = false;             //!< one image of a batch: only batched paths (PathUnit::kBatched) and the last path take it

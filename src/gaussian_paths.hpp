@@ -13,6 +13,7 @@
 //
 //   path         radius R = max(rx, ry)                               one launch, no scratch
 //   tensor-core  8U: its tuning row's minimum .. TensorCoreTile::kMaxR  yes
+//   tensor-core-16u  16U, one channel: its tuning row's minimum .. 128  yes
 //   fused        FusedTile::kMinR .. kMaxR (template)                   yes
 //   fused-large  FusedLargeTile::kMinR .. kMaxR (run time)              yes
 //   two-pass     any, in place                                         no: a stream-ordered scratch image
@@ -21,6 +22,7 @@
 
 #include "gaussian_path_list.hpp"
 #include "paths/tensor_core/tensor_core_path.hpp"
+#include "paths/tensor_core_16u/tensor_core_16u_path.hpp"
 #include "paths/fused/fused_path.hpp"
 #include "paths/fused_large/fused_large_path.hpp"
 #include "paths/two_pass/two_pass_path.hpp"
@@ -28,15 +30,16 @@
 namespace cv { namespace cuda { namespace gaussian {
 
 /** The paths, highest priority first. */
-typedef PathList<TensorCorePath, FusedPath, FusedLargePath, TwoPassPath> GaussianPaths;
+typedef PathList<TensorCorePath, TensorCore16UPath, FusedPath, FusedLargePath, TwoPassPath> GaussianPaths;
 
 // Neighbouring radius ranges, stated here once: the large-radius kernel starts where the fused
 // kernel's template instances end, and the single kernels end together (the tensor-core path
 // gives 8U filters back to the CUDA-core kernels below its tuned minimum, and their taps are of
 // the same size).
 static_assert(FusedLargeTile::kMinR == FusedTile::kMaxR + 1, "the fused kernels' radius ranges meet");
-static_assert(TensorCoreTile::kMinR <= FusedTile::kMinR && TensorCoreTile::kMaxR == FusedLargeTile::kMaxR,
-              "the tensor-core path's radius range is the CUDA-core kernels'");
+static_assert(TensorCoreTile::kMinR <= FusedTile::kMinR && TensorCoreTile::kMaxR == FusedLargeTile::kMaxR &&
+                  TensorCore16UTile::kMinR <= FusedTile::kMinR && TensorCore16UTile::kMaxR == FusedLargeTile::kMaxR,
+              "the tensor-core paths' radius ranges are the CUDA-core kernels'");
 
 /** The path for one call on a device (GaussianPaths::deviceFacts; by default an sm_90 on which only
  * the CUDA-core kernels are known to run), with a filter's options (by default the switches'

@@ -225,13 +225,14 @@ cv::cuda::gaussian::PathChoice pathOf(const FuzzCase& c, size_t smem)
     q.channels = c.cn;
     q.rx = ks.width / 2;
     q.ry = ks.height / 2;
-    if (c.depth == CV_8U)
+    if (c.depth == CV_8U || c.depth == CV_16U)
     {
-        const std::vector<int64_t> ty = referenceFixedTaps(ks.height, std::max(sy, 0.0), 8);
-        const std::vector<int64_t> tx = referenceFixedTaps(ks.width, std::max(c.sigmaX, 0.0), 8);
-        auto bytes = [](const std::vector<int64_t>& t) { return std::all_of(t.begin(), t.end(), [](int64_t v) { return v <= 255; }); };
-        q.verticalTapsFitByte = bytes(ty);
-        q.horizontalTapsFitByte = bytes(tx);
+        const int bits = c.depth == CV_8U ? 8 : 16;
+        const std::vector<int64_t> ty = referenceFixedTaps(ks.height, std::max(sy, 0.0), bits);
+        const std::vector<int64_t> tx = referenceFixedTaps(ks.width, std::max(c.sigmaX, 0.0), bits);
+        auto belowOne = [bits](const std::vector<int64_t>& t) { return std::all_of(t.begin(), t.end(), [bits](int64_t v) { return v < (int64_t(1) << bits); }); };
+        q.verticalTapsBelowOne = belowOne(ty);
+        q.horizontalTapsBelowOne = belowOne(tx);
     }
     q.floatOutput = c.floatOutput && c.depth != CV_32F;
     q.unitRowOrColumn = !c.sub() && !constant && (c.size.width == 1 || c.size.height == 1);

@@ -15,15 +15,17 @@ namespace cudaimage_test { namespace path {
 namespace gs = cv::cuda::gaussian;
 typedef gs::GaussianPaths List;
 constexpr int TensorCore = List::indexOf<gs::TensorCorePath>();
+constexpr int TensorCore16U = List::indexOf<gs::TensorCore16UPath>();
 constexpr int Fused = List::indexOf<gs::FusedPath>();
 constexpr int FusedLarge = List::indexOf<gs::FusedLargePath>();
 constexpr int TwoPass = List::indexOf<gs::TwoPassPath>();
-static_assert(TensorCore >= 0 && Fused >= 0 && FusedLarge >= 0 && TwoPass == List::kCount - 1,
+static_assert(TensorCore >= 0 && TensorCore16U >= 0 && Fused >= 0 && FusedLarge >= 0 && TwoPass == List::kCount - 1,
               "every path is in the list, the two-pass fallback last");
 
 typedef gs::FusedTile FusedTile;
 typedef gs::FusedLargeTile LargeTile;
 typedef gs::TensorCoreTile TensorTile;
+typedef gs::TensorCore16UTile Tensor16UTile;
 
 /** Outputs of one item for a source depth: 16 for 8U (one 16-byte store), 8 otherwise. */
 inline int itemOf(int depth) { return depth == CV_8U ? 16 : 8; }
@@ -88,6 +90,8 @@ inline List::DeviceFacts factsFor(int computeCapability, bool tensorCodeRuns = t
     List::DeviceFacts f;
     std::get<TensorCore>(f).tuning = gs::tensorCoreTuning(computeCapability);
     std::get<TensorCore>(f).codeRuns = tensorCodeRuns;
+    std::get<TensorCore16U>(f).tuning = gs::tensorCore16UTuning(computeCapability);
+    std::get<TensorCore16U>(f).codeRuns = tensorCodeRuns;
     return f;
 }
 
@@ -96,6 +100,7 @@ inline List::Options optionsWith(gs::TensorCoreMode mode)
 {
     List::Options o;
     std::get<TensorCore>(o).mode = mode;
+    std::get<TensorCore16U>(o).mode = mode;
     return o;
 }
 

@@ -74,6 +74,8 @@ enum class Radius
     FromKsize,             // the case's ksize and sigmas
     TensorCoreLowest,      // the tuned minimum of the tensor-core path for the channel count
     TensorCoreHighest,
+    TensorCore16ULowest,   // the tuned minimum of the 16U tensor-core path
+    TensorCore16UHighest,
     FusedLowest,
     FusedHighest,
     LargeLowest,
@@ -116,11 +118,12 @@ gs::PathQuery queryFor(const GraphCase& c, Size ksize, const DeviceNumbers& d)
     q.channels = CV_MAT_CN(c.type);
     q.rx = ksize.width / 2;
     q.ry = ksize.height / 2;
-    if (q.depth == CV_8U)
+    if (q.depth == CV_8U || q.depth == CV_16U)
     {
-        auto bytes = [](const std::vector<int64_t>& t) { return std::all_of(t.begin(), t.end(), [](int64_t v) { return v <= 255; }); };
-        q.horizontalTapsFitByte = bytes(referenceFixedTaps(ksize.width, c.sigmaX, 8));
-        q.verticalTapsFitByte = bytes(referenceFixedTaps(ksize.height, c.sigmaY > 0 ? c.sigmaY : c.sigmaX, 8));
+        const int bits = q.depth == CV_8U ? 8 : 16;
+        auto belowOne = [bits](const std::vector<int64_t>& t) { return std::all_of(t.begin(), t.end(), [bits](int64_t v) { return v < (int64_t(1) << bits); }); };
+        q.horizontalTapsBelowOne = belowOne(referenceFixedTaps(ksize.width, c.sigmaX, bits));
+        q.verticalTapsBelowOne = belowOne(referenceFixedTaps(ksize.height, c.sigmaY > 0 ? c.sigmaY : c.sigmaX, bits));
     }
     q.unitRowOrColumn = (c.size.width == 1 || c.size.height == 1) && c.border != cv::BORDER_CONSTANT;
     q.dstInSrcAllocation = c.inPlace;
@@ -149,6 +152,8 @@ int radiusFor(const GraphCase& c, const DeviceNumbers& d)
     {
     case Radius::TensorCoreLowest: return gs::tensorCoreTuning(d.computeCapability).minRadius(cn);
     case Radius::TensorCoreHighest: return gs::TensorCorePath::Tile::kMaxR;
+    case Radius::TensorCore16ULowest: return gs::tensorCore16UTuning(d.computeCapability).minRadius;
+    case Radius::TensorCore16UHighest: return gs::TensorCore16UPath::Tile::kMaxR;
     case Radius::FusedLowest: return gs::FusedPath::Tile::kMinR;
     case Radius::FusedHighest: return gs::FusedPath::Tile::kMaxR;
     case Radius::LargeLowest: return gs::FusedLargePath::Tile::kMinR;
@@ -297,6 +302,8 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_GraphPaths, ::testing:
     GraphCase{"tensor_core_8UC1_first_call", CV_8UC1, Radius::TensorCoreLowest, path::TensorCore, true, false, kReflect101},
     GraphCase{"tensor_core_8UC3", CV_8UC3, Radius::TensorCoreLowest, path::TensorCore, false, false, kReplicate},
     GraphCase{"tensor_core_8UC2_largest_radius_first_call", CV_8UC2, Radius::TensorCoreHighest, path::TensorCore, true, false, kConstant},
+    GraphCase{"tensor_core_16u_first_call", CV_16UC1, Radius::TensorCore16ULowest, path::TensorCore16U, true, false, kReflect101},
+    GraphCase{"tensor_core_16u_largest_radius", CV_16UC1, Radius::TensorCore16UHighest, path::TensorCore16U, false, false, kReplicate},
     // fused: radius a template parameter
     GraphCase{"fused_8UC3_first_call", CV_8UC3, Radius::FusedLowest, path::Fused, true, false, kReplicate},
     GraphCase{"fused_16UC4", CV_16UC4, Radius::FusedHighest, path::Fused, false, false, kConstant},
@@ -311,7 +318,7 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_GraphPaths, ::testing:
     kernel(GraphCase{"two_pass_64FC2_in_place_first_call", CV_64FC2, Radius::FromKsize, path::TwoPass, true, true, kReflect101}, Size(7, 0), 0, 1.5),
     GraphCase{"two_pass_32FC4_above_single_kernels_first_call", CV_32FC4, Radius::AboveSingleKernels, path::TwoPass, true, false, kReplicate},
     GraphCase{"two_pass_8UC1_above_single_kernels", CV_8UC1, Radius::AboveSingleKernels, path::TwoPass, false, false, kReflect101},
-    GraphCase{"two_pass_8UC4_past_the_tile_first_call", CV_8UC4, Radius::PastTheTile, path::TwoPass, true, false, kReplicate},
+    GraphCase{"two_pass_16SC4_past_the_tile_first_call", CV_16SC4, Radius::PastTheTile, path::TwoPass, true, false, kReplicate},
     sized(GraphCase{"two_pass_8UC1_one_row_first_call", CV_8UC1, Radius::TensorCoreLowest, path::TwoPass, true, false, kReplicate}, Size(1031, 1))),
     [](const ::testing::TestParamInfo<GraphCase>& info) { return std::string(info.param.name); });
 

@@ -182,17 +182,20 @@ TEST(CudaImage_GaussianPlan, in_place_single_row_and_1x1_take_two_passes_8U_iden
                 q.unitRowOrColumn = true;
                 EXPECT_EQ(path::TwoPass, choosePath(q).index);
                 q = query(depth, cn, r, r);
-                q.verticalTapsFitByte = false;   // a centre tap of 256: halved for DP4A, the same path
+                q.verticalTapsBelowOne = false;   // a centre tap of 256: halved for DP4A, the same path
                 EXPECT_EQ(choosePath(query(depth, cn, r, r)).index, choosePath(q).index);
             }
     EXPECT_EQ(path::TwoPass, choose(CV_8U, 1, 0).index);   // 1x1
     EXPECT_EQ(path::TwoPass, choose(CV_64F, 4, 0).index);
 
-    using cv::cuda::gaussian::tapsFitByte;
-    EXPECT_FALSE(tapsFitByte(CV_8U, {256}));            // one tap: all the weight
-    EXPECT_FALSE(tapsFitByte(CV_8U, {0, 0, 256, 0, 0})); // a sigma so small the centre takes all
-    EXPECT_TRUE(tapsFitByte(CV_8U, {64, 128, 64}));
-    EXPECT_TRUE(tapsFitByte(CV_16U, {65536}));           // 16U: double arithmetic, no bytes
+    using cv::cuda::gaussian::tapsBelowOne;
+    EXPECT_FALSE(tapsBelowOne(CV_8U, {256}));            // one tap: all the weight
+    EXPECT_FALSE(tapsBelowOne(CV_8U, {0, 0, 256, 0, 0})); // a sigma so small the centre takes all
+    EXPECT_TRUE(tapsBelowOne(CV_8U, {64, 128, 64}));
+    EXPECT_FALSE(tapsBelowOne(CV_16U, {65536}));          // 16U: 16 fraction bits, two bytes
+    EXPECT_TRUE(tapsBelowOne(CV_16U, {16384, 32768, 16384}));
+    EXPECT_TRUE(tapsBelowOne(CV_16U, {65535, 1}));
+    EXPECT_TRUE(tapsBelowOne(CV_32F, {1u << 20}));        // no fixed-point taps
 }
 
 // Whatever the arguments, a fused choice satisfies its kernel's invariants (the kernels assume them).

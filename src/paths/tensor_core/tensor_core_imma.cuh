@@ -1,14 +1,9 @@
-// Building blocks of the 8U tensor-core Gaussian (tensor_core_kernel.cu): exact integer sums as
-// products of bytes on the tensor cores (mma.m16n8k32.u8.u8.s32: integer, so bit-exact by
-// construction) against banded (Toeplitz) matrices of the taps.
-//
-// A 1-D convolution out[i] = sum_k tap[k] in[i + k] of 16 consecutive outputs is a 16 x 32 matrix
-// times a 32-element window per K chunk: A[i][kk] = tap[32 c + kk - i] (zero outside the taps), the
-// same matrix for every tile, so each block builds the A fragments once into shared memory. B holds
-// 32 window elements (K) of 8 independent lines (N): for the vertical pass 32 source rows of 8
-// columns (4-byte loads of 4 rows, transposed: byte r of a register = row r), for the horizontal
-// pass 32 columns of 8 rows of the vertical sums. Vertical sums are below 2^16, so the horizontal
-// pass splits them into a high and a low byte plane: out = 256 (A * hi) + (A * lo).
+// Building blocks of the 8U tensor-core Gaussian (tensor_core_kernel.cu): its shared-memory layout
+// and its horizontal pass (the MMA and the Toeplitz matrices: src/cuda/imma.cuh). B holds 32 window
+// elements (K) of 8 independent lines (N): for the vertical pass 32 source rows of 8 columns (4-byte
+// loads of 4 rows, transposed: byte r of a register = row r), for the horizontal pass 32 columns of
+// 8 rows of the vertical sums. Vertical sums are below 2^16, so the horizontal pass splits them into
+// a high and a low byte plane: out = 256 (A * hi) + (A * lo).
 //
 // perf/NOTES.md section 6.1 has how the fragment layout and the exactness were established, and
 // the counts and measurements.
@@ -19,6 +14,7 @@
 #include "../../gaussian_tile.hpp"
 #include "tensor_core_path.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/imma.cuh"
 
 namespace cv { namespace cuda { namespace gaussian { namespace imma {
 
@@ -40,7 +36,6 @@ typedef TensorCoreTile Tile;
 // The output rows keep a stride of 4 words mod 32: the epilogue's byte stores of rows 2t, 2t + 1
 // (t = 0..3) fall on 8 different banks.
 constexpr int kRows = Tile::kRows;
-constexpr int kFragmentWords = 32 * 4;
 template <int Cn>
 struct Layout
 {
@@ -60,45 +55,6 @@ struct Layout
 __device__ __forceinline__ int planeSwizzle(int row) { return (row & 4) << 2; }
 template <int Cn>
 __device__ __forceinline__ int planeOffset(int row, int column) { return row * Layout<Cn>::kPlaneStride + (column ^ planeSwizzle(row)); }
-
-__device__ __forceinline__ void mmaU8(int (&d)[4], const uint4& a, uint32_t b0, uint32_t b1)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-    // m16n8k32 needs sm_80. Code for older targets only keeps the library building for every
-    // CUDA_ARCH_BIN: it never runs, as the path choice takes the tensor cores only where the code
-    // the driver loaded was compiled for sm_80 or later (tensorCoreCodeRuns(), tensor_core_path.hpp).
-    (void)d; (void)a; (void)b0; (void)b1;
-    __trap();
-#else
-    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
-#endif
-}
-
-// A fragments of `entries` Toeplitz matrices for a line of interleaved elements, Stride apart per
-// tap (the channel count; 1 for columns): entry e has A[i][kk] = taps[k / Stride] where k = step e +
-// offset + kk - i is a multiple of Stride and k / Stride in [0, n), else zero. Word q of lane (g, t)
-// holds row g (+8 for odd q) and columns 4t..4t+3 (+16 for q >= 2), byte b = column + b: the
-// m16n8k32 A layout. The whole block builds them (Stride a constant: no division at run time).
-template <int Stride>
-__device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int entries, int step, int offset, uint32_t* table)
-{
-    for (int i = threadIdx.x; i < entries * kFragmentWords; i += blockDim.x)
-    {
-        const int e = i >> 7, lane = (i >> 2) & 31, q = i & 3;
-        const int row = (lane >> 2) + ((q & 1) ? 8 : 0), col0 = 4 * (lane & 3) + ((q & 2) ? 16 : 0);
-        uint32_t w = 0;
-#pragma unroll
-        for (int b = 0; b < 4; b++)
-        {
-            const int k = step * e + offset + col0 + b - row;
-            if (k >= 0 && k % Stride == 0 && k / Stride < n)
-                w |= static_cast<uint32_t>(taps[k / Stride]) << (8 * b);
-        }
-        table[i] = w;
-    }
-}
 
 // The horizontal pass of one strip: `pixels` outputs (a multiple of 16) per channel of kRows rows,
 // the window of output 0 starting at column windowStart (a multiple of 4) of each channel's plane
@@ -152,42 +108,6 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
             for (int q = 0; q < 4; q++)
                 o[(q & 1) * L::kStride + (q & 2) * 4 * Cn] =
                     static_cast<uint8_t>((static_cast<uint32_t>(dh[n][q]) * 256u + static_cast<uint32_t>(dl[n][q])) >> 16);
-        }
-    }
-}
-
-// The strip's `outputs` bytes per row (a multiple of 16, cut at the row's end) from shared memory
-// to the destination: a warp per row at a time, 16 bytes per lane along it (one 16-byte store where
-// the row allows it; whole 32-byte sectors where the tile starts on one).
-template <int Cn>
-__device__ __forceinline__ void storeOut(const BlurCall& p, const uint8_t* out, int y0, int tileE0, int outputs)
-{
-    const int elements = p.width * Cn;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    const int chunks = outputs / 16;
-    for (int v = warp; v < kRows && y0 + v < p.height; v += warps)
-    {
-        uint8_t* row = p.dst + static_cast<size_t>(y0 + v) * p.dstStep;
-        for (int chunk = lane; chunk < chunks; chunk += 32)
-        {
-            const int e0 = tileE0 + chunk * 16;
-            if (e0 >= elements)
-                break;
-            const uint4 q = *reinterpret_cast<const uint4*>(out + v * Layout<Cn>::kStride + chunk * 16);
-            if (e0 + 16 <= elements && p.dstAligned16)
-                *reinterpret_cast<uint4*>(row + e0) = q;
-            else
-            {
-                // byte by byte up to the row's end (words picked by compare, not by a run-time
-                // index into an array, which would live in local memory)
-#pragma unroll
-                for (int i = 0; i < 16; i++)
-                {
-                    const uint32_t w = i < 4 ? q.x : i < 8 ? q.y : i < 12 ? q.z : q.w;
-                    if (e0 + i < elements)
-                        row[e0 + i] = static_cast<uint8_t>(w >> (8 * (i % 4)));
-                }
-            }
         }
     }
 }

@@ -275,7 +275,7 @@ gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
         // (the planes are free again once every warp passed this barrier and the next)
         imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out);
         __syncthreads();
-        imma::storeOut<Cn>(p, out, y0, tileX0 * Cn, live * Cn);
+        imma::storeOut(p, out, L::kStride, kRows, p.width * Cn, y0, tileX0 * Cn, live * Cn);
         strip += stepStrips;
         if (strip >= strips)
         {

@@ -157,7 +157,7 @@ struct TensorCorePath
             return Verdict::decline("not 8U to 8U");
         if (o.mode == TensorCoreMode::Off)
             return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
-        if (!q.horizontalTapsFitByte || !q.verticalTapsFitByte)
+        if (!q.horizontalTapsBelowOne || !q.verticalTapsBelowOne)
             return Verdict::decline("a tap above 255 (IMMA multiplies bytes)");
         const int R = q.radius();
         if (R < (o.mode == TensorCoreMode::All ? Tile::kMinR : d.tuning.minRadius(q.channels)))

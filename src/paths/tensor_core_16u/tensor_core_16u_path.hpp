@@ -1,0 +1,184 @@
+// Kernel path "tensor-core-16u": 16U, one channel, taps below 1.0 (16 fraction bits: two bytes),
+// radius 1..128; both passes as exact byte products on the tensor cores, one kernel, no scratch
+// image (tensor_core_16u_kernel.cu). This header is the path's unit: its tile, its rule (accepts),
+// its taps (prepare) and its launcher. The rule and the taps are header-only host code, so tests
+// check them without a GPU.
+//
+// The CPU's 16U arithmetic is integer: 16-bit pixels times 16-fraction-bit taps, the vertical sums
+// below 2^32, times taps again below 2^48, one rounding (s + 2^31) >> 32. Split into bytes (pixel
+// p = 256 p1 + p0, tap t = 256 t1 + t0, vertical sum V = sum of 2^(8 j) V_j): the vertical pass
+// is four u8 x u8 products per tap (t1 p1, t1 p0 + t0 p1, t0 p0 at weights 2^16, 2^8, 1, each sum of
+// s32 products exact, recombined modulo 2^32 where the true V lies), the horizontal pass eight
+// (V_j t_i at weight 2^(8 (i + j)), five s32 sums recombined in 64 bits): every product and sum is an
+// integer below its type's range, so the result is the CPU's, bit for bit.
+#ifndef CUDAIMAGE_PATHS_TENSOR_CORE_16U_PATH_HPP
+#define CUDAIMAGE_PATHS_TENSOR_CORE_16U_PATH_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+#include <cuda_runtime_api.h>
+#include "../../gaussian_blur_call.hpp"
+#include "../../gaussian_path_query.hpp"
+#include "../../gaussian_tile.hpp"
+#include "../tensor_core/tensor_core_path.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** The tile: strips of 32 rows x 1024 pixels, 512 threads, one block per SM. The halo (pixels) is
+ * (r + 4) rounded up to 16 pixels (32 bytes: every block's loads and stores start on a sector).
+ * Shared memory (bytes): the vertical sums as uint32 [kRows][kSumStride] (horizontal windows read
+ * up to 26 pixels past the tile: zero taps), 64 bytes of slack, the 16-bit outputs
+ * [kRows][kOutStride], and the A fragments: the high and the low tap bytes of each horizontal and
+ * each vertical Toeplitz matrix, 512 bytes each. */
+struct TensorCore16UTile
+{
+    static constexpr const char* kLabel = "tensor-core-16u";
+    static constexpr int kThreads = 512;
+    static constexpr int kBlocksPerSM = 1;
+    static constexpr int kCols = 1024;    // pixels (one channel)
+    static constexpr int kRows = 32;
+    static constexpr int kMinR = 1;
+    static constexpr int kMaxR = 128;
+    /** uint32 sums: 1072 (1024 + 48) per row, 16 words mod 32 banks apart (conflict-free 16-byte
+     * loads and stores of two rows per quarter warp). */
+    static constexpr int kSumStride = kCols + 48;
+    static constexpr int kOutStride = 2064;   // bytes: 4 words mod 32 banks, >= 2 x 992 outputs
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int /*cn*/ = 1) { return tile::roundUp(r + 4, 16); }
+    CUDAIMAGE_HOST_DEVICE static constexpr int outputs(int r, int /*cn*/ = 1) { return kCols - 2 * halo(r); }
+    CUDAIMAGE_HOST_DEVICE static constexpr int taps(int r) { return tile::windowLead(r, 1) + 2 * r + 1; }
+    CUDAIMAGE_HOST_DEVICE static constexpr int hChunks(int r) { return (16 + taps(r) - 1 + 31) / 32; }
+    CUDAIMAGE_HOST_DEVICE static constexpr int vChunks(int r) { return (16 + 2 * r + 31) / 32; }
+    CUDAIMAGE_HOST_DEVICE static constexpr int sourceRows(int r) { return 32 * vChunks(r) + 16; }
+    static constexpr int kFixedBytes = kRows * kSumStride * 4 + 64 + kRows * kOutStride;
+    static constexpr size_t sharedBytes(int r, int /*cn*/ = 1) { return static_cast<size_t>(kFixedBytes + 2 * (hChunks(r) + vChunks(r)) * 512); }
+    static constexpr size_t maxSharedBytes() { return sharedBytes(kMaxR); }
+};
+static_assert(TensorCore16UTile::kSumStride * 4 % 128 == 64 && TensorCore16UTile::kOutStride % 128 == 16 &&
+              TensorCore16UTile::kOutStride >= 2 * TensorCore16UTile::outputs(TensorCore16UTile::kMinR),
+              "conflict-free strides that hold every radius's outputs");
+static_assert(TensorCore16UTile::outputs(TensorCore16UTile::kMaxR) >= 16, "every radius has a tile");
+
+/** The taps, a __grid_constant__ kernel parameter: both directions as the CPU's 16-bit fixed-point
+ * taps, split into high and low bytes, centred on the common radius r = max(rx, ry), zero-padded. */
+struct TensorTaps16U
+{
+    static constexpr int kMaxR = TensorCore16UTile::kMaxR;
+    bool valid = false;   //!< 16U, one channel, 1 <= r <= kMaxR, every tap below 2^16
+    int r = 0;
+    int lead = 0;     //!< zeros in front of h: r + lead is a multiple of 4 (16-byte window loads)
+    int nh = 0;       //!< taps in h: lead + 2r + 1
+    int hChunks = 0;  //!< 32-pixel K chunks of the horizontal pass
+    int vChunks = 0;  //!< 32-row K chunks of each 16-row half of the vertical pass
+    uint8_t hHi[2 * kMaxR + 4] = {}, hLo[2 * kMaxR + 4] = {};   //!< horizontal: [lead + r + k] = tap k's bytes
+    uint8_t vHi[2 * kMaxR + 1] = {}, vLo[2 * kMaxR + 1] = {};   //!< vertical: [r + k]
+};
+
+/** Whether a radius takes the 16U tensor cores by default on a device: its tuning row. */
+struct TensorCore16UTuning
+{
+    int computeCapability;   //!< 10 * major + minor; 0: the default row
+    const char* gpus;
+    int minRadius;
+    const char* basis;
+};
+constexpr TensorCore16UTuning kTensorCore16UTuning[] = {
+    {90, "H100, H200", 9, "radius 9, where the CUDA-core large kernel starts; gaussian_bench --sweep --sweep-types 16UC1 (perf/NOTES.md section 6.9)"},
+    {80, "A100", 9, "sm_90's value; the tile (218 KiB) does not fit an A100 (163 KiB)"},
+};
+constexpr TensorCore16UTuning kTensorCore16UDefaultTuning = {0, "any other", 9, "sm_90's value, not measured there"};
+constexpr const TensorCore16UTuning& tensorCore16UTuning(int cc)
+{
+    return tuning::forArch(kTensorCore16UTuning, kTensorCore16UDefaultTuning, cc);
+}
+
+/** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
+bool tensorCore16UCodeRuns();
+
+struct TensorCore16UPath
+{
+    static constexpr const char* kName = "tensor-core-16u";
+    static constexpr bool kBatched = false;
+    typedef TensorCore16UTile Tile;
+    typedef TensorTaps16U Taps;
+
+    struct DeviceFacts
+    {
+        TensorCore16UTuning tuning = tensorCore16UTuning(90);
+        bool codeRuns = false;
+    };
+    static DeviceFacts deviceFacts(int computeCapability) { return DeviceFacts{tensorCore16UTuning(computeCapability), tensorCore16UCodeRuns()}; }
+
+    /** The same switch as the 8U tensor cores (OPENCV_CUDAIMAGE_TENSOR_CORES). */
+    struct Options
+    {
+        TensorCoreMode mode = TensorCoreMode::Auto;
+    };
+    static Options options() { return Options{tensorCoreMode()}; }
+
+    /** 16U to 16U, one channel, every tap below 1.0 (a tap of 2^16, all the weight on one, does not
+     * split into two bytes), radius within the tile's range and from the tuning row's minimum
+     * unless the switch says `all`, the device holds the tile (218 KiB: sm_90) and the code is for
+     * sm_80 or later. */
+    static Verdict accepts(const PathQuery& q, const DeviceFacts& d, const Options& o)
+    {
+        typedef TileReasons<Tile> Why;
+        if (const char* limit = singleKernelLimit(q))
+            return Verdict::decline(limit);
+        if (q.depth != CV_16U || q.floatOutput)
+            return Verdict::decline("not 16U to 16U");
+        if (q.channels != 1)
+            return Verdict::decline("16U tensor cores: one channel");
+        if (o.mode == TensorCoreMode::Off)
+            return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
+        if (!q.horizontalTapsBelowOne || !q.verticalTapsBelowOne)
+            return Verdict::decline("a tap of 1.0 (2^16 does not split into two bytes)");
+        const int R = q.radius();
+        if (R < (o.mode == TensorCoreMode::All ? Tile::kMinR : d.tuning.minRadius))
+            return Verdict::decline("radius below where the 16U tensor cores measured faster");
+        if (R > Tile::kMaxR)
+            return Verdict::decline(Why::above());
+        if (Tile::maxSharedBytes() > q.sharedMemOptIn)
+            return Verdict::decline(Why::tooLarge());
+        if (!d.codeRuns)
+            return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
+        return Verdict::accept("16U, one channel: tensor cores", Tile::outputs(R), Tile::sharedBytes(R),
+                               Tile::kBlocksPerSM * q.multiprocessors);
+    }
+
+    /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
+    static Taps prepare(const FilterTaps& f)
+    {
+        Taps t;
+        const int rx = static_cast<int>(f.x.fixed.size()) / 2, ry = static_cast<int>(f.y.fixed.size()) / 2;
+        const int R = std::max(rx, ry);
+        if (f.depth != CV_16U || f.channels != 1 || R < Tile::kMinR || R > Tile::kMaxR)
+            return t;
+        t.r = R;
+        t.lead = tile::windowLead(R, 1);
+        t.nh = Tile::taps(R);
+        t.hChunks = Tile::hChunks(R);
+        t.vChunks = Tile::vChunks(R);
+        bool fits = true;
+        auto split = [&](const std::vector<uint32_t>& fixed, uint8_t* hi, uint8_t* lo) {
+            const int r = static_cast<int>(fixed.size()) / 2;
+            for (int m = 0; m <= 2 * r; m++)
+            {
+                fits = fits && fixed[m] < 65536u;
+                hi[R - r + m] = static_cast<uint8_t>(fixed[m] >> 8);
+                lo[R - r + m] = static_cast<uint8_t>(fixed[m]);
+            }
+        };
+        split(f.x.fixed, t.hHi + t.lead, t.hLo + t.lead);
+        split(f.y.fixed, t.vHi, t.vLo);
+        t.valid = fits;
+        return t;
+    }
+
+    /** Enqueues the kernel on `stream`. Not in place. */
+    static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+};
+
+}}} // namespace cv::cuda::gaussian
+
+#endif
