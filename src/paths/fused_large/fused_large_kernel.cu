@@ -382,14 +382,8 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
     }
 }
 
-// Resident blocks per SM the registers are bounded for: 32F three (its 65,792 bytes of shared
-// memory allow it; the vertical and horizontal FMA chains are latency-bound, perf/NOTES.md section
-// 11 item 6), every other depth two.
-template <int Depth>
-constexpr int largeBlocksPerSM() { return Depth == CV_32F ? 3 : 2; }
-
 template <int Depth, int Cn>
-__global__ void __launch_bounds__(kThreads, largeBlocksPerSM<Depth>())
+__global__ void __launch_bounds__(kThreads, 2)
 fusedLargeTile(const BlurCall p, const __grid_constant__ LargeTapsOf<Depth> taps)
 {
     fusedLargeTileBody<Depth, Cn>(p, taps);
