@@ -25,12 +25,13 @@ struct TensorCoreTuning
  * (gaussian_bench --sweep, perf/NOTES.md section 7.2): the fused kernel is faster up to radius 8
  * (16384^2: 0.333 against 0.435 ms at radius 6, 0.375 against 0.435 at 8; 3840x2160: 24 against
  * 37 us at 6), the tensor cores from 9 (0.553 against 0.794 ms; 1.72 against 5.46 ms at 128). 2-4
- * channels (H200, section 7.3): at radius 6 (sigma 2) slower (8UC3 1.32 against ~1.05 ms, 8UC4
- * 1.81 against ~1.36 ms); from 9 faster than the large-radius kernel.
+ * channels, the channel-planar kernel on the H200 (--sweep-types 8UC4,8UC3, section 6.8): the
+ * fused kernel faster up to radius 8 (8UC4 1.45 against 1.91 ms, 8UC3 1.09 against 1.63), the
+ * tensor cores from 9 (8UC4 2.37 against 3.10 ms, 8UC3 1.96 against 2.32).
  * sm_86/89 never take the path (their 99 KiB of shared memory per block hold no tensor-core tile);
  * their rows only complete the table. */
 constexpr TensorCoreTuning kTensorCoreTuning[] = {
-    {90, "H100, H200", 9, 9, "measured on the H100 (one channel) and the H200 (2-4)"},
+    {90, "H100, H200", 9, 9, "measured on the H100 (one channel) and the H200 (3 and 4 channels)"},
     {89, "L4, L40S, RTX 40xx", 9, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
     {86, "A10, RTX 30xx", 9, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
     {80, "A100", 9, 9, "sm_90's values, not measured on an A100"},
