@@ -15,8 +15,9 @@ int main()
                 gs::FusedTile::kMinR, gs::FusedTile::kMaxR);
     std::printf("%zu fusedLargeTile (%s, radius %d..%d)\n", gs::tile::sharedBytes<gs::FusedLargeTile>(CV_32F),
                 gs::FusedLargeTile::kLabel, gs::FusedLargeTile::kMinR, gs::FusedLargeTile::kMaxR);
-    // The tensor-core kernel opts in for its largest tile per channel count (needs sm_80).
+    // The tensor-core kernels opt in for their largest tile per channel count (they need sm_80).
     for (int cn = 1; cn <= 4; cn++)
         std::printf("%zu tensor 8U, %d channel%s (sm_80+)\n", gs::TensorCoreTile::maxSharedBytes(cn), cn, cn == 1 ? "" : "s");
+    std::printf("%zu tensor 16U, 1 channel (sm_80+)\n", gs::TensorCore16UTile::maxSharedBytes());
     return 0;
 }
