@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include "../gaussian_blur_call.hpp"
+#include "gaussian_fused_common.cuh"
 
 namespace cv { namespace cuda { namespace gaussian { namespace imma {
 
@@ -56,6 +57,115 @@ __device__ __forceinline__ void buildToeplitz(const uint8_t* taps, int n, int en
         table[i] = w;
     }
 }
+
+// The vertical pass's source words for one warp's columns of a strip: the rows in 16-row blocks,
+// each lane the rows 4t..4t+3 of a block at byte E of the row (one 4-byte word each). `start(w0..w3)`
+// gets block 0's words, then `step(q, w)` the 8 words of blocks 2q + 1 and 2q + 2, q < steps.
+// fast (every row of the strip inside the image, the 4 bytes inside the row, 4-byte aligned): the
+// next step's words are loaded before this step's `step` (latency behind the MMAs, not waited for at
+// the top of every step), two register sets in turn; one pointer per row of blocks 2q + 1 and
+// 2q + 2, advanced 32 rows per step after the step's work (no 64-bit multiply per load, no pointer
+// copies). Otherwise `edgeSetup()` first (the lane's columns mapped through the row border), then
+// each word is `edgeWord(row)` of the row mapped through the column border (rowAt: null for a
+// constant border's row outside), block by block. The same words either way.
+template <class Start, class Step, class EdgeSetup, class EdgeWord>
+__device__ __forceinline__ void stripWords(const BlurCall& p, bool fast, int firstRow, bool rowsInside, int t, int E, int steps,
+                                           Start&& start, Step&& step, EdgeSetup&& edgeSetup, EdgeWord&& edgeWord)
+{
+    if (fast)
+    {
+        const ptrdiff_t pitch = static_cast<ptrdiff_t>(p.srcStep);
+        const unsigned char* first = p.srcWhole + static_cast<ptrdiff_t>(firstRow + 4 * t) * pitch + E;
+        const unsigned char* rowA[4];
+        const unsigned char* rowB[4];
+        uint32_t w0[8], w1[8];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+        {
+            w1[i] = __ldg(reinterpret_cast<const uint32_t*>(first + i * pitch));   // block 0
+            rowA[i] = first + (16 + i) * pitch;
+            rowB[i] = first + (32 + i) * pitch;
+        }
+        auto load = [&](uint32_t (&w)[8]) {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+            {
+                w[i] = __ldg(reinterpret_cast<const uint32_t*>(rowA[i]));
+                w[4 + i] = __ldg(reinterpret_cast<const uint32_t*>(rowB[i]));
+            }
+        };
+        // (after the step's work: a pointer overwritten right after its load is copied first)
+        auto advance = [&] {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+            {
+                rowA[i] += 32 * pitch;
+                rowB[i] += 32 * pitch;
+            }
+        };
+        load(w0);
+        start(w1[0], w1[1], w1[2], w1[3]);   // block 0, once blocks 1 and 2 are on their way
+        advance();
+        for (int q = 0; q < steps; q += 2)
+        {
+            if (q + 1 < steps)
+                load(w1);
+            step(q, w0);
+            if (q + 1 >= steps)
+                break;
+            advance();
+            if (q + 2 < steps)
+                load(w0);
+            step(q + 1, w1);
+            advance();
+        }
+    }
+    else
+    {
+        edgeSetup();
+        auto load = [&](int block, uint32_t* w) {
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                w[k] = edgeWord(fused::rowAt(p, firstRow, rowsInside, 16 * block + 4 * t + k));
+        };
+        uint32_t w[8];
+        load(0, w);
+        start(w[0], w[1], w[2], w[3]);
+        for (int q = 0; q < steps; q++)
+        {
+            load(2 * q + 1, w);
+            load(2 * q + 2, w + 4);
+            step(q, w);
+        }
+    }
+}
+
+// Tiles (column, strip) in column-major order, block b taking b, b + gridDim.x, ...: the blocks in
+// flight work down the same band of columns, so the costly edge tiles (border-mapped loads) fall on
+// all of them alike (in row-major order a block whose step is a multiple of the column count kept
+// the image's first column: radius 128 took 5.0 ms instead of ~2). The tile advances by gridDim.x
+// per step without a division:
+//   for (imma::TileOrder o(strips); o.column < columns; o.next()) { ... o.column, o.strip ... }
+struct TileOrder
+{
+    int column, strip;
+    const int strips, stepColumns, stepStrips;
+    __device__ explicit TileOrder(int strips_)
+        : column(blockIdx.x / strips_), strip(blockIdx.x % strips_), strips(strips_), stepColumns(gridDim.x / strips_),
+          stepStrips(gridDim.x % strips_)
+    {
+    }
+    __device__ void next()
+    {
+        strip += stepStrips;
+        if (strip >= strips)
+        {
+            strip -= strips;
+            column++;
+        }
+        column += stepColumns;
+    }
+};
 
 // A strip's `bytes` output bytes per row (a multiple of 16, cut at the row's end, rowBytes) from a
 // shared tile of `rows` rows `stride` bytes apart to the destination, from byte tileB0 of each row:

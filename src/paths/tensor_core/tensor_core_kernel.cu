@@ -127,95 +127,30 @@ __device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTap
             b0[c] = b2[c];
         }
     };
-    if (fast)
-    {
-        // Interior strips: the next step's words are loaded before this step's products (latency
-        // behind the MMAs, not waited for at the top of every step), two register sets in turn;
-        // one pointer per row of blocks 2q + 1 and 2q + 2, advanced 32 rows per step (no 64-bit
-        // multiply per load, no pointer copies).
-        const ptrdiff_t pitch = static_cast<ptrdiff_t>(p.srcStep);
-        const unsigned char* first = p.srcWhole + static_cast<ptrdiff_t>(firstRow + 4 * t) * pitch + E;
-        const unsigned char* rowA[4];
-        const unsigned char* rowB[4];
-        uint32_t w0[8], w1[8];
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-        {
-            w1[i] = __ldg(reinterpret_cast<const uint32_t*>(first + i * pitch));   // block 0
-            rowA[i] = first + (16 + i) * pitch;
-            rowB[i] = first + (32 + i) * pitch;
-        }
-        auto load = [&](uint32_t (&w)[8]) {
+    // At an image edge: this lane's 4 columns mapped through the border once (the byte offset of
+    // element E + i in a row, -1 for a constant border), then byte loads (stripWords maps the rows).
+    int offset[4];
+    imma::stripWords(
+        p, fast, firstRow, rowsInside, t, E, taps.vChunks,
+        [&](uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3) { transpose4x4(w0, w1, w2, w3, b0); }, multiply,
+        [&] {
 #pragma unroll
             for (int i = 0; i < 4; i++)
             {
-                w[i] = __ldg(reinterpret_cast<const uint32_t*>(rowA[i]));
-                w[4 + i] = __ldg(reinterpret_cast<const uint32_t*>(rowB[i]));
+                const int e = E + i;
+                const int x = e >= 0 ? e / Cn : -((-e + Cn - 1) / Cn);
+                const int xs = static_cast<unsigned>(x) < static_cast<unsigned>(p.wholeWidth) ? x : mapBorder(x, p.wholeWidth, p.rowBorder);
+                offset[i] = xs < 0 ? -1 : xs * Cn + (e - x * Cn);
             }
-        };
-        // (after the step's MMAs: a pointer overwritten right after its load is copied first)
-        auto advance = [&] {
+        },
+        [&](const unsigned char* row) {
+            uint32_t word = 0;
 #pragma unroll
             for (int i = 0; i < 4; i++)
-            {
-                rowA[i] += 32 * pitch;
-                rowB[i] += 32 * pitch;
-            }
-        };
-        load(w0);
-        transpose4x4(w1[0], w1[1], w1[2], w1[3], b0);   // block 0, once blocks 1 and 2 are on their way
-        advance();
-        for (int q = 0; q < taps.vChunks; q += 2)
-        {
-            if (q + 1 < taps.vChunks)
-                load(w1);
-            multiply(q, w0);
-            if (q + 1 >= taps.vChunks)
-                break;
-            advance();
-            if (q + 2 < taps.vChunks)
-                load(w0);
-            multiply(q + 1, w1);
-            advance();
-        }
-    }
-    else
-    {
-        // At an image edge: this lane's 4 columns mapped through the border once (the byte offset of
-        // element E + i in a row, -1 for a constant border), then byte loads; at a strip's top or
-        // bottom the rows mapped one by one (rowAt).
-        int offset[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-        {
-            const int e = E + i;
-            const int x = e >= 0 ? e / Cn : -((-e + Cn - 1) / Cn);
-            const int xs = static_cast<unsigned>(x) < static_cast<unsigned>(p.wholeWidth) ? x : mapBorder(x, p.wholeWidth, p.rowBorder);
-            offset[i] = xs < 0 ? -1 : xs * Cn + (e - x * Cn);
-        }
-        auto load = [&](int block, uint32_t* w) {
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-            {
-                const unsigned char* row = rowAt(p, firstRow, rowsInside, 16 * block + 4 * t + k);
-                uint32_t word = 0;
-#pragma unroll
-                for (int i = 0; i < 4; i++)
-                    if (row && offset[i] >= 0)
-                        word |= static_cast<uint32_t>(__ldg(row + offset[i])) << (8 * i);
-                w[k] = word;
-            }
-        };
-        uint32_t w[8];
-        load(0, w);
-        transpose4x4(w[0], w[1], w[2], w[3], b0);
-        for (int q = 0; q < taps.vChunks; q++)
-        {
-            load(2 * q + 1, w);
-            load(2 * q + 2, w + 4);
-            multiply(q, w);
-        }
-    }
+                if (row && offset[i] >= 0)
+                    word |= static_cast<uint32_t>(__ldg(row + offset[i])) << (8 * i);
+            return word;
+        });
     // d[j][c][0], [1]: row 16j + g, columns 8t + c, 8t + 4 + c; [2], [3]: row 16j + g + 8
 #pragma unroll
     for (int j = 0; j < 2; j++)
@@ -249,17 +184,11 @@ gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
     imma::buildToeplitz<1>(taps.v, 2 * R + 1, taps.vChunks, 32, 0, vTable);
     __syncthreads();
 
-    // Tiles (32 rows x `tile` pixels) in column-major order, block b taking b, b + gridDim.x, ...:
-    // the blocks in flight work down the same band of columns, so the costly edge tiles (border-
-    // mapped loads) fall on all of them alike (in row-major order a block whose step is a multiple
-    // of the column count kept the image's first column: radius 128 took 5.0 ms instead of ~2).
-    // (column, strip) of the tile, advanced by gridDim.x tiles per step without a division.
-    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
-    int strip = blockIdx.x % strips;
-    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
+    // Tiles of 32 rows x `tile` pixels (imma::TileOrder: column-major order).
+    for (imma::TileOrder o(strips); o.column < columns; o.next())
     {
-        const int y0 = strip * kRows;
-        const int tileX0 = column * tile;
+        const int y0 = o.strip * kRows;
+        const int tileX0 = o.column * tile;
         // Outputs of this tile inside the row, to a multiple of 16, and the column groups of the
         // pixels their taps reach, up to pixel halo + live + R of each channel (a row's last tile
         // skips the groups past them: at the image edge, the costly ones; the horizontal windows'
@@ -276,12 +205,6 @@ gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
         imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out);
         __syncthreads();
         imma::storeOut(p, out, L::kStride, kRows, p.width * Cn, y0, tileX0 * Cn, live * Cn);
-        strip += stepStrips;
-        if (strip >= strips)
-        {
-            strip -= strips;
-            column++;
-        }
     }
 }
 

@@ -82,91 +82,29 @@ __device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTap
         for (int i = 0; i < 4; i++)
             b0[i] = b2[i];
     };
-    if (fast)
-    {
-        // Interior strips: the next step's words loaded before this step's products, two register
-        // sets in turn, one pointer per row of blocks 2q + 1 and 2q + 2 (as the 8U kernel).
-        const ptrdiff_t pitch = static_cast<ptrdiff_t>(p.srcStep);
-        const unsigned char* first = p.srcWhole + static_cast<ptrdiff_t>(firstRow + 4 * t) * pitch + E;
-        const unsigned char* rowA[4];
-        const unsigned char* rowB[4];
-        uint32_t w0[8], w1[8];
+    // At an image edge: this lane's 2 pixels mapped through the border once (byte offsets, -1 for a
+    // constant border), then 16-bit loads (stripWords maps the rows).
+    int offset[2];
+    imma::stripWords(
+        p, fast, firstRow, rowsInside, t, E, taps.vChunks,
+        [&](uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3) { transpose4x4(w0, w1, w2, w3, b0); }, multiply,
+        [&] {
 #pragma unroll
-        for (int i = 0; i < 4; i++)
-        {
-            w1[i] = __ldg(reinterpret_cast<const uint32_t*>(first + i * pitch));   // block 0
-            rowA[i] = first + (16 + i) * pitch;
-            rowB[i] = first + (32 + i) * pitch;
-        }
-        auto load = [&](uint32_t (&w)[8]) {
-#pragma unroll
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < 2; i++)
             {
-                w[i] = __ldg(reinterpret_cast<const uint32_t*>(rowA[i]));
-                w[4 + i] = __ldg(reinterpret_cast<const uint32_t*>(rowB[i]));
+                const int x = (E >= 0 ? E / 2 : -((-E + 1) / 2)) + i;
+                const int xs = static_cast<unsigned>(x) < static_cast<unsigned>(p.wholeWidth) ? x : mapBorder(x, p.wholeWidth, p.rowBorder);
+                offset[i] = xs < 0 ? -1 : 2 * xs;
             }
-        };
-        auto advance = [&] {
+        },
+        [&](const unsigned char* row) {
+            uint32_t word = 0;
 #pragma unroll
-            for (int i = 0; i < 4; i++)
-            {
-                rowA[i] += 32 * pitch;
-                rowB[i] += 32 * pitch;
-            }
-        };
-        load(w0);
-        transpose4x4(w1[0], w1[1], w1[2], w1[3], b0);
-        advance();
-        for (int q = 0; q < taps.vChunks; q += 2)
-        {
-            if (q + 1 < taps.vChunks)
-                load(w1);
-            multiply(q, w0);
-            if (q + 1 >= taps.vChunks)
-                break;
-            advance();
-            if (q + 2 < taps.vChunks)
-                load(w0);
-            multiply(q + 1, w1);
-            advance();
-        }
-    }
-    else
-    {
-        // At an image edge: this lane's 2 pixels mapped through the border once (byte offsets, -1
-        // for a constant border), then 16-bit loads; at a strip's top or bottom the rows mapped one
-        // by one (rowAt).
-        int offset[2];
-#pragma unroll
-        for (int i = 0; i < 2; i++)
-        {
-            const int x = (E >= 0 ? E / 2 : -((-E + 1) / 2)) + i;
-            const int xs = static_cast<unsigned>(x) < static_cast<unsigned>(p.wholeWidth) ? x : mapBorder(x, p.wholeWidth, p.rowBorder);
-            offset[i] = xs < 0 ? -1 : 2 * xs;
-        }
-        auto load = [&](int block, uint32_t* w) {
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-            {
-                const unsigned char* row = rowAt(p, firstRow, rowsInside, 16 * block + 4 * t + k);
-                uint32_t word = 0;
-#pragma unroll
-                for (int i = 0; i < 2; i++)
-                    if (row && offset[i] >= 0)
-                        word |= static_cast<uint32_t>(__ldg(reinterpret_cast<const uint16_t*>(row + offset[i]))) << (16 * i);
-                w[k] = word;
-            }
-        };
-        uint32_t w[8];
-        load(0, w);
-        transpose4x4(w[0], w[1], w[2], w[3], b0);
-        for (int q = 0; q < taps.vChunks; q++)
-        {
-            load(2 * q + 1, w);
-            load(2 * q + 2, w + 4);
-            multiply(q, w);
-        }
-    }
+            for (int i = 0; i < 2; i++)
+                if (row && offset[i] >= 0)
+                    word |= static_cast<uint32_t>(__ldg(reinterpret_cast<const uint16_t*>(row + offset[i]))) << (16 * i);
+            return word;
+        });
     // fragment f of phase c: row 16j + g (+ 8 for f >= 2), column n = 2t + (f & 1): pixel 2n + c,
     // so this lane holds pixels 4t..4t + 3 of each of its rows: pixel 4t + k is (f & 1, c) = (k >> 1, k & 1)
 #pragma unroll
@@ -272,13 +210,11 @@ gaussianTensor16U(const BlurCall p, const __grid_constant__ TensorTaps16U taps)
     imma::buildToeplitz<1>(taps.vLo, 2 * R + 1, taps.vChunks, 32, 0, vLo);
     __syncthreads();
 
-    // Tiles in column-major order, block b taking b, b + gridDim.x, ... (as the 8U kernel).
-    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
-    int strip = blockIdx.x % strips;
-    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
+    // Tiles of 32 rows x `tile` pixels (imma::TileOrder: column-major order).
+    for (imma::TileOrder o(strips); o.column < columns; o.next())
     {
-        const int y0 = strip * kRows;
-        const int tileX0 = column * tile;
+        const int y0 = o.strip * kRows;
+        const int tileX0 = o.column * tile;
         // outputs inside the row (to a multiple of 16) and the groups of the pixels their taps reach
         const int live = ::min(tile, (p.width - tileX0 + 15) / 16 * 16);
         const int groups = ::min(Tile::kCols / 16, (halo + live + R + 15) / 16);
@@ -291,12 +227,6 @@ gaussianTensor16U(const BlurCall p, const __grid_constant__ TensorTaps16U taps)
         horizontal(sums, reinterpret_cast<const uint4*>(hHi), reinterpret_cast<const uint4*>(hLo), taps.hChunks, windowStart, live, out);
         __syncthreads();
         imma::storeOut(p, reinterpret_cast<const uint8_t*>(out), Tile::kOutStride, kRows, p.width * 2, y0, tileX0 * 2, live * 2);
-        strip += stepStrips;
-        if (strip >= strips)
-        {
-            strip -= strips;
-            column++;
-        }
     }
 }
 
