@@ -140,33 +140,6 @@ __device__ __forceinline__ void stripWords(const BlurCall& p, bool fast, int fir
     }
 }
 
-// Tiles (column, strip) in column-major order, block b taking b, b + gridDim.x, ...: the blocks in
-// flight work down the same band of columns, so the costly edge tiles (border-mapped loads) fall on
-// all of them alike (in row-major order a block whose step is a multiple of the column count kept
-// the image's first column: radius 128 took 5.0 ms instead of ~2). The tile advances by gridDim.x
-// per step without a division:
-//   for (imma::TileOrder o(strips); o.column < columns; o.next()) { ... o.column, o.strip ... }
-struct TileOrder
-{
-    int column, strip;
-    const int strips, stepColumns, stepStrips;
-    __device__ explicit TileOrder(int strips_)
-        : column(blockIdx.x / strips_), strip(blockIdx.x % strips_), strips(strips_), stepColumns(gridDim.x / strips_),
-          stepStrips(gridDim.x % strips_)
-    {
-    }
-    __device__ void next()
-    {
-        strip += stepStrips;
-        if (strip >= strips)
-        {
-            strip -= strips;
-            column++;
-        }
-        column += stepColumns;
-    }
-};
-
 // A strip's `bytes` output bytes per row (a multiple of 16, cut at the row's end, rowBytes) from a
 // shared tile of `rows` rows `stride` bytes apart to the destination, from byte tileB0 of each row:
 // a warp per row at a time, 16 bytes per lane along it (one 16-byte store where the row allows it;

@@ -184,11 +184,17 @@ gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
     imma::buildToeplitz<1>(taps.v, 2 * R + 1, taps.vChunks, 32, 0, vTable);
     __syncthreads();
 
-    // Tiles of 32 rows x `tile` pixels (imma::TileOrder: column-major order).
-    for (imma::TileOrder o(strips); o.column < columns; o.next())
+    // Tiles (32 rows x `tile` pixels) in column-major order, block b taking b, b + gridDim.x, ...:
+    // the blocks in flight work down the same band of columns, so the costly edge tiles (border-
+    // mapped loads) fall on all of them alike (in row-major order a block whose step is a multiple
+    // of the column count kept the image's first column: radius 128 took 5.0 ms instead of ~2).
+    // (column, strip) of the tile, advanced by gridDim.x tiles per step without a division.
+    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
+    int strip = blockIdx.x % strips;
+    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
     {
-        const int y0 = o.strip * kRows;
-        const int tileX0 = o.column * tile;
+        const int y0 = strip * kRows;
+        const int tileX0 = column * tile;
         // Outputs of this tile inside the row, to a multiple of 16, and the column groups of the
         // pixels their taps reach, up to pixel halo + live + R of each channel (a row's last tile
         // skips the groups past them: at the image edge, the costly ones; the horizontal windows'
@@ -205,6 +211,12 @@ gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
         imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out);
         __syncthreads();
         imma::storeOut(p, out, L::kStride, kRows, p.width * Cn, y0, tileX0 * Cn, live * Cn);
+        strip += stepStrips;
+        if (strip >= strips)
+        {
+            strip -= strips;
+            column++;
+        }
     }
 }
 

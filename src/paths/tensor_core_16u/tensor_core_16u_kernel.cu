@@ -210,11 +210,13 @@ gaussianTensor16U(const BlurCall p, const __grid_constant__ TensorTaps16U taps)
     imma::buildToeplitz<1>(taps.vLo, 2 * R + 1, taps.vChunks, 32, 0, vLo);
     __syncthreads();
 
-    // Tiles of 32 rows x `tile` pixels (imma::TileOrder: column-major order).
-    for (imma::TileOrder o(strips); o.column < columns; o.next())
+    // Tiles in column-major order, block b taking b, b + gridDim.x, ... (as the 8U kernel).
+    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
+    int strip = blockIdx.x % strips;
+    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
     {
-        const int y0 = o.strip * kRows;
-        const int tileX0 = o.column * tile;
+        const int y0 = strip * kRows;
+        const int tileX0 = column * tile;
         // outputs inside the row (to a multiple of 16) and the groups of the pixels their taps reach
         const int live = ::min(tile, (p.width - tileX0 + 15) / 16 * 16);
         const int groups = ::min(Tile::kCols / 16, (halo + live + R + 15) / 16);
@@ -227,6 +229,12 @@ gaussianTensor16U(const BlurCall p, const __grid_constant__ TensorTaps16U taps)
         horizontal(sums, reinterpret_cast<const uint4*>(hHi), reinterpret_cast<const uint4*>(hLo), taps.hChunks, windowStart, live, out);
         __syncthreads();
         imma::storeOut(p, reinterpret_cast<const uint8_t*>(out), Tile::kOutStride, kRows, p.width * 2, y0, tileX0 * 2, live * 2);
+        strip += stepStrips;
+        if (strip >= strips)
+        {
+            strip -= strips;
+            column++;
+        }
     }
 }
 
