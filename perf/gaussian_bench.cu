@@ -5,8 +5,8 @@
 //
 //   gaussian_bench [--out DIR] [--npp npp.jsonl] [--peers peers.jsonl] [--size 16384] [--quick] [--ours-only]
 //   (--ours-only: the copy and cudaimage columns only, for quick iterations on the kernels)
-//   gaussian_bench --sweep [--size N] [--sweep-types 8UC1,8UC4,16UC1]: by radius (N^2 and 3840x2160),
-//   the tensor-core paths at every radius and off, for each type listed (8UC1..8UC4, 16UC1; default 8UC1)
+//   gaussian_bench --sweep [--size N] [--sweep-types 8UC1,8UC4,16UC1,32FC1]: by radius (N^2 and 3840x2160),
+//   the tensor-core paths at every radius and off, for each type listed (8UC1..8UC4, 16UC1, 32FC1; default 8UC1)
 //   gaussian_bench --check-args ARGS...: exit 0 if ARGS are valid, else 2 with the usage; runs nothing
 //   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
 //   (--peers: PyTorch, CV-CUDA, CuPy and kornia, from perf/python_peers_bench.py's JSON lines: their
@@ -294,7 +294,7 @@ bool writeText(const std::string& path, const std::string& text)
 // "8UC1,8UC4,16UC1" -> their types; false unless every entry is one of 8UC1..8UC4, 16UC1.
 bool parseSweepTypes(const char* text, std::vector<int>& out)
 {
-    static const std::pair<const char*, int> known[] = {{"8UC1", CV_8UC1}, {"8UC2", CV_8UC2}, {"8UC3", CV_8UC3}, {"8UC4", CV_8UC4}, {"16UC1", CV_16UC1}};
+    static const std::pair<const char*, int> known[] = {{"8UC1", CV_8UC1}, {"8UC2", CV_8UC2}, {"8UC3", CV_8UC3}, {"8UC4", CV_8UC4}, {"16UC1", CV_16UC1}, {"32FC1", CV_32FC1}};
     std::vector<int> v;
     std::string s(text), item;
     std::istringstream in(s);
@@ -336,7 +336,7 @@ int main(int argc, char** argv)
         else
         {
             fprintf(stderr, "%s: '%s' is not an argument here, or lacks its value; usage: %s [--out DIR] [--npp npp.jsonl] "
-                    "[--peers peers.jsonl] [--size N (N > 0)] [--quick] [--ours-only] [--sweep] [--sweep-types 8UC1,8UC4,16UC1] [--check-args]\n",
+                    "[--peers peers.jsonl] [--size N (N > 0)] [--quick] [--ours-only] [--sweep] [--sweep-types 8UC1,8UC4,16UC1,32FC1] [--check-args]\n",
                     argv[0], argv[i], argv[0]);
             return 2;
         }
@@ -375,7 +375,7 @@ int main(int argc, char** argv)
                    cv::typeToString(type).c_str(), size.width, size.height, copyMs);
             fflush(stdout);
             const bool small = size.area() < side * side;
-            for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 24, 25, 30, 45, 60, 90, 128})
+            for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 24, 25, 30, 40, 45, 60, 90, 120, 128})
             {
                 if (small && r > 15)
                     break;

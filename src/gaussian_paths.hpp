@@ -14,6 +14,7 @@
 //   path         radius R = max(rx, ry)                               one launch, no scratch
 //   tensor-core  8U: its tuning row's minimum .. TensorCoreTile::kMaxR  yes
 //   tensor-core-16u  16U, one channel: its tuning row's minimum .. 128  yes
+//   tensor-core-32f  32F, one channel: its tuning row's minimum .. 128  yes
 //   fused        FusedTile::kMinR .. kMaxR (template)                   yes
 //   fused-large  FusedLargeTile::kMinR .. kMaxR (run time)              yes
 //   two-pass     any, in place                                         no: a stream-ordered scratch image
@@ -23,6 +24,7 @@
 #include "gaussian_path_list.hpp"
 #include "paths/tensor_core/tensor_core_path.hpp"
 #include "paths/tensor_core_16u/tensor_core_16u_path.hpp"
+#include "paths/tensor_core_32f/tensor_core_32f_path.hpp"
 #include "paths/fused/fused_path.hpp"
 #include "paths/fused_large/fused_large_path.hpp"
 #include "paths/two_pass/two_pass_path.hpp"
@@ -30,7 +32,7 @@
 namespace cv { namespace cuda { namespace gaussian {
 
 /** The paths, highest priority first. */
-typedef PathList<TensorCorePath, TensorCore16UPath, FusedPath, FusedLargePath, TwoPassPath> GaussianPaths;
+typedef PathList<TensorCorePath, TensorCore16UPath, TensorCore32FPath, FusedPath, FusedLargePath, TwoPassPath> GaussianPaths;
 
 // Neighbouring radius ranges, stated here once: the large-radius kernel starts where the fused
 // kernel's template instances end, and the single kernels end together (the tensor-core path
@@ -38,7 +40,8 @@ typedef PathList<TensorCorePath, TensorCore16UPath, FusedPath, FusedLargePath, T
 // the same size).
 static_assert(FusedLargeTile::kMinR == FusedTile::kMaxR + 1, "the fused kernels' radius ranges meet");
 static_assert(TensorCoreTile::kMinR <= FusedTile::kMinR && TensorCoreTile::kMaxR == FusedLargeTile::kMaxR &&
-                  TensorCore16UTile::kMinR <= FusedTile::kMinR && TensorCore16UTile::kMaxR == FusedLargeTile::kMaxR,
+                  TensorCore16UTile::kMinR <= FusedTile::kMinR && TensorCore16UTile::kMaxR == FusedLargeTile::kMaxR &&
+                  TensorCore32FTile::kMinR <= FusedTile::kMinR && TensorCore32FTile::kMaxR == FusedLargeTile::kMaxR,
               "the tensor-core paths' radius ranges are the CUDA-core kernels'");
 
 /** The path for one call on a device (GaussianPaths::deviceFacts; by default an sm_90 on which only

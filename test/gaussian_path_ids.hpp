@@ -16,16 +16,18 @@ namespace gs = cv::cuda::gaussian;
 typedef gs::GaussianPaths List;
 constexpr int TensorCore = List::indexOf<gs::TensorCorePath>();
 constexpr int TensorCore16U = List::indexOf<gs::TensorCore16UPath>();
+constexpr int TensorCore32F = List::indexOf<gs::TensorCore32FPath>();
 constexpr int Fused = List::indexOf<gs::FusedPath>();
 constexpr int FusedLarge = List::indexOf<gs::FusedLargePath>();
 constexpr int TwoPass = List::indexOf<gs::TwoPassPath>();
-static_assert(TensorCore >= 0 && TensorCore16U >= 0 && Fused >= 0 && FusedLarge >= 0 && TwoPass == List::kCount - 1,
+static_assert(TensorCore >= 0 && TensorCore16U >= 0 && TensorCore32F >= 0 && Fused >= 0 && FusedLarge >= 0 && TwoPass == List::kCount - 1,
               "every path is in the list, the two-pass fallback last");
 
 typedef gs::FusedTile FusedTile;
 typedef gs::FusedLargeTile LargeTile;
 typedef gs::TensorCoreTile TensorTile;
 typedef gs::TensorCore16UTile Tensor16UTile;
+typedef gs::TensorCore32FTile Tensor32FTile;
 
 /** Outputs of one item for a source depth: 16 for 8U (one 16-byte store), 8 otherwise. */
 inline int itemOf(int depth) { return depth == CV_8U ? 16 : 8; }
@@ -92,6 +94,8 @@ inline List::DeviceFacts factsFor(int computeCapability, bool tensorCodeRuns = t
     std::get<TensorCore>(f).codeRuns = tensorCodeRuns;
     std::get<TensorCore16U>(f).tuning = gs::tensorCore16UTuning(computeCapability);
     std::get<TensorCore16U>(f).codeRuns = tensorCodeRuns;
+    std::get<TensorCore32F>(f).tuning = gs::tensorCore32FTuning(computeCapability);
+    std::get<TensorCore32F>(f).codeRuns = tensorCodeRuns;
     return f;
 }
 
@@ -101,6 +105,7 @@ inline List::Options optionsWith(gs::TensorCoreMode mode)
     List::Options o;
     std::get<TensorCore>(o).mode = mode;
     std::get<TensorCore16U>(o).mode = mode;
+    std::get<TensorCore32F>(o).mode = mode;
     return o;
 }
 

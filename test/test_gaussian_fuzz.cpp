@@ -232,7 +232,7 @@ TEST(CudaImage_GaussianFuzz, cpu_oracles_agree)
 // sm_90 (so the path is the radius's) with radius in the fused range on the small CUDA-core kernel
 // and on the tensor cores (8U with one channel from the sm_90 row's threshold), the large-radius
 // range up to the channel count's last tile on the large CUDA-core kernel and on the tensor cores
-// (8U; 16U with one channel),
+// (8U; 16U and 32F with one channel),
 // beyond that tile and beyond every range (two passes), and the exact boundary radii. Every limit
 // comes from the units' constants (test/gaussian_path_ids.hpp).
 TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
@@ -263,8 +263,11 @@ TEST(CudaImage_GaussianFuzz, distribution_covers_every_path_and_boundary)
                                            "radius large range with a tile tensor-core", "radius beyond two-pass"};
         if (cv::cuda::gaussian::tensorCoreTuning(90).minRadius(cn) <= FusedTile::kMaxR)
             needed.push_back("radius fused range tensor-core");
-        if (cn == 1)   // 16U, one channel
+        if (cn == 1)   // 16U and 32F, one channel
+        {
             needed.push_back("radius large range with a tile tensor-core-16u");
+            needed.push_back("radius large range with a tile tensor-core-32f");
+        }
         if (cudaimage_test::path::lastRadiusOf<LargeTile>(cn, CV_8U) < LargeTile::kMaxR)
             needed.push_back("radius large range without a tile two-pass");
         for (int b : coreBoundaries(cn))

@@ -76,6 +76,8 @@ enum class Radius
     TensorCoreHighest,
     TensorCore16ULowest,   // the tuned minimum of the 16U tensor-core path
     TensorCore16UHighest,
+    TensorCore32FLowest,   // the tuned minimum of the 32F tensor-core path
+    TensorCore32FHighest,
     FusedLowest,
     FusedHighest,
     LargeLowest,
@@ -154,6 +156,8 @@ int radiusFor(const GraphCase& c, const DeviceNumbers& d)
     case Radius::TensorCoreHighest: return gs::TensorCorePath::Tile::kMaxR;
     case Radius::TensorCore16ULowest: return gs::tensorCore16UTuning(d.computeCapability).minRadius;
     case Radius::TensorCore16UHighest: return gs::TensorCore16UPath::Tile::kMaxR;
+    case Radius::TensorCore32FLowest: return gs::tensorCore32FTuning(d.computeCapability).minRadius;
+    case Radius::TensorCore32FHighest: return gs::TensorCore32FPath::Tile::kMaxR;
     case Radius::FusedLowest: return gs::FusedPath::Tile::kMinR;
     case Radius::FusedHighest: return gs::FusedPath::Tile::kMaxR;
     case Radius::LargeLowest: return gs::FusedLargePath::Tile::kMinR;
@@ -304,6 +308,8 @@ INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBlur_GraphPaths, ::testing:
     GraphCase{"tensor_core_8UC2_largest_radius_first_call", CV_8UC2, Radius::TensorCoreHighest, path::TensorCore, true, false, kConstant},
     GraphCase{"tensor_core_16u_first_call", CV_16UC1, Radius::TensorCore16ULowest, path::TensorCore16U, true, false, kReflect101},
     GraphCase{"tensor_core_16u_largest_radius", CV_16UC1, Radius::TensorCore16UHighest, path::TensorCore16U, false, false, kReplicate},
+    GraphCase{"tensor_core_32f_first_call", CV_32FC1, Radius::TensorCore32FLowest, path::TensorCore32F, true, false, kReflect101},
+    GraphCase{"tensor_core_32f_largest_radius", CV_32FC1, Radius::TensorCore32FHighest, path::TensorCore32F, false, false, kConstant},
     // fused: radius a template parameter
     GraphCase{"fused_8UC3_first_call", CV_8UC3, Radius::FusedLowest, path::Fused, true, false, kReplicate},
     GraphCase{"fused_16UC4", CV_16UC4, Radius::FusedHighest, path::Fused, false, false, kConstant},

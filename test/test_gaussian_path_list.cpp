@@ -10,7 +10,7 @@ namespace opencv_test { namespace {
 namespace gs = cv::cuda::gaussian;
 namespace path = cudaimage_test::path;
 
-/** A test-only path, sixth in its list: 16U, one channel, radius 2..5, where its device says it runs. */
+/** A test-only path, seventh in its list: 16U, one channel, radius 2..5, where its device says it runs. */
 struct DummyPath : gs::PathUnit
 {
     static constexpr const char* kName = "dummy";
@@ -34,7 +34,7 @@ struct DummyPath : gs::PathUnit
 };
 
 // The list with the dummy first: the only edit a new path needs outside its own unit.
-typedef gs::PathList<DummyPath, gs::TensorCorePath, gs::TensorCore16UPath, gs::FusedPath, gs::FusedLargePath, gs::TwoPassPath> ListWithDummy;
+typedef gs::PathList<DummyPath, gs::TensorCorePath, gs::TensorCore16UPath, gs::TensorCore32FPath, gs::FusedPath, gs::FusedLargePath, gs::TwoPassPath> ListWithDummy;
 
 gs::PathQuery query(int depth, int cn, int r)
 {
@@ -49,7 +49,7 @@ gs::PathQuery query(int depth, int cn, int r)
 TEST(CudaImage_GaussianPathList, a_test_only_unit_joins_the_list_with_its_facts_and_options)
 {
     constexpr int dummy = ListWithDummy::indexOf<DummyPath>();
-    static_assert(dummy == 0 && ListWithDummy::kCount == path::List::kCount + 1, "the dummy is the first of six");
+    static_assert(dummy == 0 && ListWithDummy::kCount == path::List::kCount + 1, "the dummy is the first of seven");
     EXPECT_STREQ("dummy", ListWithDummy::name(dummy));
 
     // Its range is its own; every other query goes where the product's list sends it.

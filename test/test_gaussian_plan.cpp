@@ -244,14 +244,16 @@ TEST(CudaImage_GaussianPlan, every_choice_has_a_valid_tile)
 TEST(CudaImage_GaussianPlan, the_list_asks_the_paths_in_order_and_records_each_decline)
 {
     typedef cv::cuda::gaussian::GaussianPaths List;
-    ASSERT_EQ(5, List::kCount);
+    ASSERT_EQ(6, List::kCount);
     EXPECT_STREQ("tensor-core", List::name(path::TensorCore));
     EXPECT_STREQ("tensor-core-16u", List::name(path::TensorCore16U));
+    EXPECT_STREQ("tensor-core-32f", List::name(path::TensorCore32F));
     EXPECT_STREQ("fused", List::name(path::Fused));
     EXPECT_STREQ("fused-large", List::name(path::FusedLarge));
     EXPECT_STREQ("two-pass", List::name(path::TwoPass));
     EXPECT_LT(path::TensorCore, path::Fused);
     EXPECT_LT(path::TensorCore16U, path::Fused);
+    EXPECT_LT(path::TensorCore32F, path::Fused);
     EXPECT_LT(path::Fused, path::FusedLarge);
 
     // Beyond every range: every single-kernel path declines, each with its own reason, which

@@ -1,10 +1,12 @@
-// The tensor-core paths, 8U (src/paths/tensor_core) and 16U (src/paths/tensor_core_16u): their taps
+// The tensor-core paths, 8U (src/paths/tensor_core) and 16U (src/paths/tensor_core_16u; 32F:
+// test_gaussian_tensor_cores_32f.cpp): their taps
 // and where their rules take them (pure host functions: run without a GPU) and, on the device, that
 // they are bit-exact with CPU cv::GaussianBlur at every radius they serve, with the paths on and
 // switched off, at every border, on sub-matrices, unaligned destinations and more strips than the
 // grid has blocks.
 #include "test_precomp.hpp"
 #include "gaussian_path_ids.hpp"
+#include "tensor_cores_switch.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -31,14 +33,6 @@ gs::TensorTaps8U tensorTaps(int depth, int channels, const gs::Taps1D& x, const 
     f.y = y;
     return gs::TensorCorePath::prepare(f);
 }
-
-// OPENCV_CUDAIMAGE_TENSOR_CORES for the filters created in one scope (read at creation): "1" (the
-// default: where the path measured faster), "all" (every radius it can take), "0" (never).
-struct TensorCoresSwitch
-{
-    explicit TensorCoresSwitch(const char* mode) { setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", mode, 1); }
-    ~TensorCoresSwitch() { unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES"); }
-};
 
 // 2r+1 fixed-point taps, all bytes (their sum does not matter to the packing).
 gs::Taps1D byteTaps(int r, uint32_t centre = 200)
@@ -238,18 +232,6 @@ TEST(CudaImage_GaussianTensorCores, path_choice)
     gs::PathQuery unit = query(5, 1, true, sm90);
     unit.unitRowOrColumn = true;
     EXPECT_EQ(path::TwoPass, gs::choosePath(unit).index);
-}
-
-Mat blurOnDevice(const GpuMat& src, int dstType, int r, int border, const char* tensorCores, GpuMat* dstView = nullptr)
-{
-    TensorCoresSwitch sw(tensorCores);
-    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(src.type(), dstType, Size(2 * r + 1, 2 * r + 1), 0, 0, border, border);
-    GpuMat own;
-    GpuMat& d = dstView ? *dstView : own;
-    f->apply(src, d);
-    Mat out;
-    d.download(out);
-    return out;
 }
 
 // The image and its sub-matrix `roiRect` (BORDER_ISOLATED) blurred at radius r on the device, with

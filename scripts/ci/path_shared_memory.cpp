@@ -19,5 +19,6 @@ int main()
     for (int cn = 1; cn <= 4; cn++)
         std::printf("%zu tensor 8U, %d channel%s (sm_80+)\n", gs::TensorCoreTile::maxSharedBytes(cn), cn, cn == 1 ? "" : "s");
     std::printf("%zu tensor 16U, 1 channel (sm_80+)\n", gs::TensorCore16UTile::maxSharedBytes());
+    std::printf("%zu tensor 32F, 1 channel (sm_80+)\n", gs::TensorCore32FTile::maxSharedBytes());
     return 0;
 }

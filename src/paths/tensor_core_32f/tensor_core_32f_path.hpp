@@ -1,0 +1,177 @@
+// Kernel path "tensor-core-32f": 32F, one channel, radius 1..128; both passes on the tensor cores
+// as error-compensated TF32 products (3xTF32), one kernel, no scratch image
+// (tensor_core_32f_kernel.cu). This header is the path's unit: its tile, its rule (accepts), its
+// taps (prepare) and its launcher. The rule and the taps are header-only host code, so tests check
+// them without a GPU.
+//
+// The arithmetic: a float x is hi + lo, hi = x rounded to TF32 (10 mantissa bits), lo = the rest
+// rounded to TF32; a product a b is hi(a) hi(b) + hi(a) lo(b) + lo(a) hi(b) (the dropped lo x lo
+// term is below 2^-22 of it), summed in FP32 on the tensor cores. Against CPU cv::GaussianBlur's
+// float sums the results differ by a few units of FP32 rounding (the tests' bound is 1e-5 of the
+// image's largest magnitude). Zero taps pad every Toeplitz matrix and 0 x Inf is NaN, so a tile
+// whose vertical sums are not all finite is computed again with the CUDA cores, multiplying only
+// the filter's own taps: NaN and Inf reach exactly the pixels the CPU gives them.
+#ifndef CUDAIMAGE_PATHS_TENSOR_CORE_32F_PATH_HPP
+#define CUDAIMAGE_PATHS_TENSOR_CORE_32F_PATH_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <cuda_runtime_api.h>
+#include "../../gaussian_blur_call.hpp"
+#include "../../gaussian_path_query.hpp"
+#include "../../gaussian_tile.hpp"
+#include "../../gaussian_tuning.hpp"
+#include "../tensor_core/tensor_core_path.hpp"
+
+namespace cv { namespace cuda { namespace gaussian {
+
+/** The tile: strips of 32 rows x 768 pixels, 256 threads, two blocks per SM. The halo (pixels) is
+ * r + 7 rounded up to 16: the horizontal pass reads 8-pixel K chunks of four 8-output blocks at a
+ * time, up to 6 pixels past an output's window, all inside the tile. Shared memory: the vertical
+ * sums as float [kRows][kStride] and four arrays of TF32 tap halves (kTapSlots each: tap m at
+ * [kTapBase + m], zeros around). */
+struct TensorCore32FTile
+{
+    static constexpr const char* kLabel = "tensor-core-32f";
+    static constexpr int kThreads = 256;
+    static constexpr int kBlocksPerSM = 2;
+    static constexpr int kCols = 768;     // pixels
+    static constexpr int kRows = 32;
+    static constexpr int kMinR = 1;
+    static constexpr int kMaxR = 128;
+    /** floats per row of sums: 4 mod 32 banks (conflict-free 16-byte stores of two rows per
+     * quarter warp and 4-byte fragment loads of 8 rows x 4 columns) */
+    static constexpr int kStride = kCols + 4;
+    static constexpr int kTapBase = 32;
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int /*cn*/ = 1) { return tile::roundUp(r + 7, 16); }
+    CUDAIMAGE_HOST_DEVICE static constexpr int outputs(int r, int /*cn*/ = 1) { return kCols - 2 * halo(r); }
+    /** 8-row K chunks of one 16-row half's window (16 + 2r rows) */
+    CUDAIMAGE_HOST_DEVICE static constexpr int vChunks(int r) { return (16 + 2 * r + 7) / 8; }
+    /** 8-pixel K chunks of one 8-output block's window (8 + 2r pixels) */
+    CUDAIMAGE_HOST_DEVICE static constexpr int hChunks(int r) { return (8 + 2 * r + 7) / 8; }
+    /** Source rows a strip reads: vChunks + 2 blocks of 8 (the second half starts 16 rows down). */
+    CUDAIMAGE_HOST_DEVICE static constexpr int sourceRows(int r) { return 8 * (vChunks(r) + 2); }
+    /** Tap slots: indices kTapBase + 8 q + (-7..7) for chunk entries q = -3 .. vChunks + 1. */
+    static constexpr int kTapSlots = kTapBase + 8 * ((16 + 2 * kMaxR + 7) / 8) + 16;   // 8 vChunks(kMaxR)
+    static constexpr size_t sharedBytes(int /*r*/ = 0, int /*cn*/ = 1)
+    {
+        return static_cast<size_t>(kRows * kStride + 4 * kTapSlots) * sizeof(float);
+    }
+    static constexpr size_t maxSharedBytes() { return sharedBytes(); }
+};
+static_assert(TensorCore32FTile::kStride % 32 == 4, "conflict-free stride");
+static_assert(TensorCore32FTile::outputs(TensorCore32FTile::kMaxR) >= 32 && TensorCore32FTile::outputs(1) % 32 == 0,
+              "every radius has a tile of whole 32-output tasks");
+// (the last block's entry: slot kTapBase + 8 (vChunks + 1) + 4 + 3; the first: kTapBase - 24 - 7)
+static_assert(TensorCore32FTile::kTapBase + 8 * (TensorCore32FTile::vChunks(TensorCore32FTile::kMaxR) + 1) + 7 <
+                  TensorCore32FTile::kTapSlots && TensorCore32FTile::kTapBase >= 31,
+              "the tap arrays hold every chunk entry's window");
+
+/** The taps, a __grid_constant__ kernel parameter: both directions as floats (the CPU's 32F
+ * kernel), centred on the common radius r = max(rx, ry), zero beyond each direction's own radius. */
+struct TensorTaps32F
+{
+    static constexpr int kMaxR = TensorCore32FTile::kMaxR;
+    bool valid = false;   //!< 32F, one channel, 1 <= r <= kMaxR
+    int r = 0;
+    int rx = 0, ry = 0;   //!< the filter's radii (the exact recomputation multiplies only these taps)
+    float h[2 * kMaxR + 1] = {}, v[2 * kMaxR + 1] = {};   //!< [r + k] = tap k
+};
+
+/** Whether a radius takes the 32F tensor cores by default on a device: its tuning row. */
+struct TensorCore32FTuning
+{
+    int computeCapability;   //!< 10 * major + minor; 0: the default row
+    const char* gpus;
+    int minRadius;
+    const char* basis;
+};
+/** sm_90: from radius 9 (where the fused kernel's instances end), until a sweep
+ * (gaussian_bench --sweep --sweep-types 32FC1) places it. The tile (106 KiB) fits sm_80 and
+ * sm_90, one block per SM on an A100. */
+constexpr TensorCore32FTuning kTensorCore32FTuning[] = {
+    {90, "H100, H200", 9, "the fused kernel's last radius"},
+    {80, "A100", 9, "sm_90's value, not measured on an A100"},
+};
+constexpr TensorCore32FTuning kTensorCore32FDefaultTuning = {0, "any other", 9, "sm_90's value, not measured there"};
+constexpr const TensorCore32FTuning& tensorCore32FTuning(int cc)
+{
+    return tuning::forArch(kTensorCore32FTuning, kTensorCore32FDefaultTuning, cc);
+}
+
+/** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
+bool tensorCore32FCodeRuns();
+
+struct TensorCore32FPath
+{
+    static constexpr const char* kName = "tensor-core-32f";
+    static constexpr bool kBatched = false;
+    typedef TensorCore32FTile Tile;
+    typedef TensorTaps32F Taps;
+
+    struct DeviceFacts
+    {
+        TensorCore32FTuning tuning = tensorCore32FTuning(90);
+        bool codeRuns = false;
+    };
+    static DeviceFacts deviceFacts(int computeCapability) { return DeviceFacts{tensorCore32FTuning(computeCapability), tensorCore32FCodeRuns()}; }
+
+    /** The same switch as the 8U tensor cores (OPENCV_CUDAIMAGE_TENSOR_CORES). */
+    struct Options
+    {
+        TensorCoreMode mode = TensorCoreMode::Auto;
+    };
+    static Options options() { return Options{tensorCoreMode()}; }
+
+    /** 32F to 32F, one channel, radius within the tile's range and from the tuning row's minimum
+     * unless the switch says `all`, the device holds the tile and the code is for sm_80 or later. */
+    static Verdict accepts(const PathQuery& q, const DeviceFacts& d, const Options& o)
+    {
+        typedef TileReasons<Tile> Why;
+        if (const char* limit = singleKernelLimit(q))
+            return Verdict::decline(limit);
+        if (q.depth != CV_32F)
+            return Verdict::decline("not 32F");
+        if (q.channels != 1)
+            return Verdict::decline("32F tensor cores: one channel");
+        if (o.mode == TensorCoreMode::Off)
+            return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
+        const int R = q.radius();
+        if (R < (o.mode == TensorCoreMode::All ? Tile::kMinR : d.tuning.minRadius))
+            return Verdict::decline("radius below where the 32F tensor cores measured faster");
+        if (R > Tile::kMaxR)
+            return Verdict::decline(Why::above());
+        if (Tile::maxSharedBytes() > q.sharedMemOptIn)
+            return Verdict::decline(Why::tooLarge());
+        if (!d.codeRuns)
+            return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
+        return Verdict::accept("32F, one channel: tensor cores (3xTF32)", Tile::outputs(R), Tile::sharedBytes(R),
+                               Tile::kBlocksPerSM * q.multiprocessors);
+    }
+
+    /** The taps; not valid outside 32F, one channel, radius 1..kMaxR (accepts() then declines). */
+    static Taps prepare(const FilterTaps& f)
+    {
+        Taps t;
+        const int rx = static_cast<int>(f.x.real.size()) / 2, ry = static_cast<int>(f.y.real.size()) / 2;
+        const int R = std::max(rx, ry);
+        if (f.depth != CV_32F || f.channels != 1 || R < Tile::kMinR || R > Tile::kMaxR)
+            return t;
+        t.r = R;
+        t.rx = rx;
+        t.ry = ry;
+        for (int m = 0; m <= 2 * rx; m++)
+            t.h[R - rx + m] = static_cast<float>(f.x.real[m]);
+        for (int m = 0; m <= 2 * ry; m++)
+            t.v[R - ry + m] = static_cast<float>(f.y.real[m]);
+        t.valid = true;
+        return t;
+    }
+
+    /** Enqueues the kernel on `stream`. Not in place. */
+    static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+};
+
+}}} // namespace cv::cuda::gaussian
+
+#endif
