@@ -1,29 +1,30 @@
 // The 32F Gaussian blur (one channel, radius 1..128; where the path's rule, tensor_core_32f_path.hpp,
-// accepts it) with both passes on the tensor cores as error-compensated TF32 products (the
-// arithmetic: the path's header): one kernel, no scratch image.
+// accepts it) with both passes on the tensor cores as error-compensated products, TF32 with BF16
+// corrections (the arithmetic: the path's header): one kernel, no scratch image.
 //
 //   one block: tiles of 32 output rows x (768 - 2 halo) output pixels, 256 threads, two blocks per
-//     SM taking the tiles in turn in column-major order (the tap halves are split once per block);
-//   vertical (mma.m16n8k8: A 16 output rows x 8 source rows of taps, B 8 source rows x 8 columns):
-//     a warp takes 32 columns at a time and reads the strip's source rows in 8-row blocks: per
-//     block each lane loads rows t and t + 4 of the block at columns 4g..4g+3 (two 16-byte loads),
-//     which are the B fragments of 4 MMAs, one per column phase c (fragment column n is column
-//     4n + c). Block b serves both 16-row halves: half 0 with Toeplitz entry b, half 1 with entry
-//     b - 2; entry q's A fragment is taps (8q + t - g, 8q - 8 + t - g, 8q + 4 + t - g, 8q - 4 + t - g),
-//     read from the tap arrays (no matrix tables). Three MMAs per product (lo x hi, hi x lo, hi x
-//     hi into one FP32 sum). The sums go to shared memory, 16 bytes per store;
+//     SM taking the tiles in turn in column-major order (the tap arrays are built once per block);
+//   vertical (mma.m16n8k8.tf32: A 16 output rows x 8 source rows of taps, B 8 source rows x 8
+//     columns; mma.m16n8k16.bf16 for the corrections, the same 8 rows twice in K): a warp takes 32
+//     columns at a time and reads the strip's source rows in 8-row blocks: per block each lane
+//     loads rows t and t + 4 of the block at columns 4g..4g+3 (two 16-byte loads), which are the B
+//     fragments of 4 MMA pairs, one per column phase c (fragment column n is column 4n + c). Block b
+//     serves both 16-row halves: half 0 with Toeplitz entry b, half 1 with entry b - 2; entry q's
+//     A fragment is taps (8q + t - g, 8q - 8 + t - g, 8q + 4 + t - g, 8q - 4 + t - g), read from the
+//     tap arrays (no matrix tables). The sums go to shared memory, 16 bytes per store;
 //   a tile whose sums are not all finite (NaN or Inf in its source window) is computed again by
 //     exactTile() on the CUDA cores with the filter's own taps only (block-uniform branch);
 //   horizontal (A 16 rows x 8 sums, B 8 sums x 8 outputs of taps): a warp takes 16 rows x 32
-//     outputs (four 8-output blocks); per K chunk c it loads one new A fragment of sums (chunk
+//     outputs (four 8-output blocks); per K chunk c it loads one new A fragment pair of sums (chunk
 //     c + 3), kept with the three before it in a ring of registers, and the taps of entry c, and
-//     makes 4 x 3 MMAs; the results go to the destination from the registers, 8-byte stores (8
+//     makes 4 x 2 MMAs; the results go to the destination from the registers, 8-byte stores (8
 //     outputs of a row: one 32-byte sector).
 //
-// MMAs per output at radius R: vertical 3 (vChunks + 2) x 8 / 1024 x 768 / outputs (three
-// products, two halves and four phases per block of 8 rows x 32 columns x 32 output rows),
-// horizontal 3 hChunks / 128: sigma 30 (R 120) 0.80 x 1.5 + 0.73 = 1.93, each 1024 multiply-adds
-// at the tensor cores' TF32 rate, against 2 (2R + 1) FFMA per output in the CUDA-core kernels.
+// MMA pairs per output at radius R: vertical 8 vChunks / 1024 x 768 / outputs (each 16-row half
+// takes vChunks of the strip's blocks, four phases each, per 32 columns x 32 output rows),
+// horizontal hChunks / 128: sigma 30 (R 120) 0.25 x 1.5 + 0.24 = 0.62, each pair 1024 TF32 and 2048
+// BF16 multiply-adds, against 2 (2R + 1) FFMA per output in the CUDA-core kernels. 3xTF32 (three
+// TF32 MMAs per pair) measured 6.73 against 5.46 ms at radius 120 (perf/NOTES.md section 6.10).
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
@@ -54,40 +55,61 @@ __device__ __forceinline__ uint32_t toTf32(float x)
     return r;
 }
 
-// x = hi + lo, both TF32 (the rest of x after hi is exact in FP32)
-__device__ __forceinline__ void split(float x, uint32_t& hi, uint32_t& lo)
+// x = hi + lo: hi x rounded to TF32, lo the rest (exact in FP32, below 2^-11 |x|)
+__device__ __forceinline__ uint32_t splitHi(float x, float& lo)
 {
-    hi = toTf32(x);
-    lo = toTf32(x - __uint_as_float(hi));
+    const uint32_t hi = toTf32(x);
+    lo = x - __uint_as_float(hi);
+    return hi;
 }
 
-__device__ __forceinline__ void mmaTf32(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1)
+// Two floats as a BF16 pair, `first` in the low half (the lower K index of an MMA fragment).
+__device__ __forceinline__ uint32_t packBf16(float first, float second)
+{
+    uint32_t r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(second), "f"(first));
+    return r;
+}
+
+__device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-    // TF32 MMAs need sm_80; older code never runs (tensorCore32FCodeRuns()).
-    (void)d; (void)a0; (void)a1; (void)a2; (void)a3; (void)b0; (void)b1;
+    // TF32 and BF16 MMAs need sm_80; older code never runs (tensorCore32FCodeRuns()).
+    (void)d; (void)a; (void)b0; (void)b1;
     __trap();
 #else
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 #endif
 }
 
-// d += A B in three products: the small ones first, then hi x hi.
-__device__ __forceinline__ void mma3(float (&d)[4], const uint32_t (&aHi)[4], const uint32_t (&aLo)[4], const uint32_t (&bHi)[2],
-                                     const uint32_t (&bLo)[2])
+__device__ __forceinline__ void mmaBf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
-    mmaTf32(d, aLo[0], aLo[1], aLo[2], aLo[3], bHi[0], bHi[1]);
-    mmaTf32(d, aHi[0], aHi[1], aHi[2], aHi[3], bLo[0], bLo[1]);
-    mmaTf32(d, aHi[0], aHi[1], aHi[2], aHi[3], bHi[0], bHi[1]);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    (void)d; (void)a; (void)b0; (void)b1;
+    __trap();
+#else
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
 }
 
 __device__ __forceinline__ bool finite(float v) { return fabsf(v) <= FLT_MAX; }
 
+// The tap arrays of one direction in shared memory, by slot s (tap s - kTapBase - r, zero outside):
+// hi: tap rounded to TF32; pairHi, pairLo: (hi, rest) of the taps at s and s + 4 as BF16 pairs.
+struct TapArrays
+{
+    const uint32_t* hi;
+    const uint32_t* pairHi;
+    const uint32_t* pairLo;
+};
+
 // One warp's 32 columns (group `grp` of the tile) of a strip: vertical sums into V. x: the whole-
 // image column of this lane's 4 columns 4g..4g+3. Returns whether every sum is finite.
-__device__ __forceinline__ bool verticalGroup(const BlurCall& p, const uint32_t* vHi, const uint32_t* vLo, int chunks,
+__device__ __forceinline__ bool verticalGroup(const BlurCall& p, const TapArrays& taps, int chunks,
                                               int firstRow, bool rowsInside, int x, int grp, float* V)
 {
     const int lane = threadIdx.x & 31, t = lane & 3, g = lane >> 2;
@@ -148,22 +170,30 @@ __device__ __forceinline__ bool verticalGroup(const BlurCall& p, const uint32_t*
         if (b + 1 < blocks)
             load(b + 1, nxt0, nxt1);
         const int at = tap0 + 8 * b;
-        // half 0: entry b = {X(b), X(b - 1), Y(b), Y(b - 1)}; half 1: entry b - 2
-        const uint32_t a0Hi[4] = {vHi[at], vHi[at - 8], vHi[at + 4], vHi[at - 4]};
-        const uint32_t a0Lo[4] = {vLo[at], vLo[at - 8], vLo[at + 4], vLo[at - 4]};
-        const uint32_t a1Hi[4] = {vHi[at - 16], vHi[at - 24], vHi[at - 12], vHi[at - 20]};
-        const uint32_t a1Lo[4] = {vLo[at - 16], vLo[at - 24], vLo[at - 12], vLo[at - 20]};
+        // half 0: entry b = {X(b), X(b - 1), Y(b), Y(b - 1)}; half 1: entry b - 2. The BF16
+        // fragment's K slots 2j, 2j + 1 are rows j, j + 4 (taps hi, data lo), 2j + 8, 2j + 9 the same
+        // rows (taps lo, data hi): lane (g, t) holds rows t and t + 4 in both operands.
+        const uint32_t a0[4] = {taps.hi[at], taps.hi[at - 8], taps.hi[at + 4], taps.hi[at - 4]};
+        const uint32_t a0c[4] = {taps.pairHi[at], taps.pairHi[at - 8], taps.pairLo[at], taps.pairLo[at - 8]};
+        const uint32_t a1[4] = {taps.hi[at - 16], taps.hi[at - 24], taps.hi[at - 12], taps.hi[at - 20]};
+        const uint32_t a1c[4] = {taps.pairHi[at - 16], taps.pairHi[at - 24], taps.pairLo[at - 16], taps.pairLo[at - 24]};
         const float s0[4] = {cur0.x, cur0.y, cur0.z, cur0.w}, s1[4] = {cur1.x, cur1.y, cur1.z, cur1.w};
 #pragma unroll
         for (int c = 0; c < 4; c++)
         {
-            uint32_t bHi[2], bLo[2];
-            split(s0[c], bHi[0], bLo[0]);
-            split(s1[c], bHi[1], bLo[1]);
+            float lo0, lo1;
+            const uint32_t hi0 = splitHi(s0[c], lo0), hi1 = splitHi(s1[c], lo1);
+            const uint32_t cLo = packBf16(lo0, lo1), cHi = packBf16(__uint_as_float(hi0), __uint_as_float(hi1));
             if (b < chunks)
-                mma3(d[0][c], a0Hi, a0Lo, bHi, bLo);
+            {
+                mmaBf16(d[0][c], a0c, cLo, cHi);
+                mmaTf32(d[0][c], a0, hi0, hi1);
+            }
             if (b >= 2)
-                mma3(d[1][c], a1Hi, a1Lo, bHi, bLo);
+            {
+                mmaBf16(d[1][c], a1c, cLo, cHi);
+                mmaTf32(d[1][c], a1, hi0, hi1);
+            }
         }
         cur0 = nxt0;
         cur1 = nxt1;
@@ -188,8 +218,7 @@ __device__ __forceinline__ bool verticalGroup(const BlurCall& p, const uint32_t*
 
 // One warp's 16 rows (half h) x 32 outputs (from output x0 of the tile) of the horizontal pass,
 // stored to the destination. ws: the column of output 0's window in V.
-__device__ __forceinline__ void horizontalTask(const BlurCall& p, const float* V, const uint32_t* hHi, const uint32_t* hLo,
-                                               int chunks, int ws, int h, int x0, int y0, int tileX0)
+__device__ __forceinline__ void horizontalTask(const BlurCall& p, const float* V, const TapArrays& taps, int chunks, int ws, int h, int x0, int y0, int tileX0)
 {
     const int lane = threadIdx.x & 31, t = lane & 3, g = lane >> 2;
     float acc[4][4];
@@ -201,16 +230,23 @@ __device__ __forceinline__ void horizontalTask(const BlurCall& p, const float* V
     // chunk k of the sums (8 columns from ws + x0 + 8k): a0 row g col t, a1 row g + 8, a2/a3 col t + 4
     const float* r0 = V + (16 * h + g) * kStride + ws + x0 + t;
     const float* r1 = r0 + 8 * kStride;
-    uint32_t ringHi[4][4], ringLo[4][4];
-    auto loadChunk = [&](int k, uint32_t (&hi)[4], uint32_t (&lo)[4]) {
-        split(r0[8 * k], hi[0], lo[0]);
-        split(r1[8 * k], hi[1], lo[1]);
-        split(r0[8 * k + 4], hi[2], lo[2]);
-        split(r1[8 * k + 4], hi[3], lo[3]);
+    // per chunk: the TF32 fragment of the sums' hi parts, and the BF16 one (K slots 2j, 2j + 1:
+    // columns j, j + 4 of the lo parts; 2j + 8, 2j + 9: of the hi parts)
+    uint32_t ring[4][4], ringC[4][4];
+    auto loadChunk = [&](int k, uint32_t (&a)[4], uint32_t (&ac)[4]) {
+        float l[4];
+        a[0] = splitHi(r0[8 * k], l[0]);
+        a[1] = splitHi(r1[8 * k], l[1]);
+        a[2] = splitHi(r0[8 * k + 4], l[2]);
+        a[3] = splitHi(r1[8 * k + 4], l[3]);
+        ac[0] = packBf16(l[0], l[2]);
+        ac[1] = packBf16(l[1], l[3]);
+        ac[2] = packBf16(__uint_as_float(a[0]), __uint_as_float(a[2]));
+        ac[3] = packBf16(__uint_as_float(a[1]), __uint_as_float(a[3]));
     };
-    loadChunk(0, ringHi[0], ringLo[0]);
-    loadChunk(1, ringHi[1], ringLo[1]);
-    loadChunk(2, ringHi[2], ringLo[2]);
+    loadChunk(0, ring[0], ringC[0]);
+    loadChunk(1, ring[1], ringC[1]);
+    loadChunk(2, ring[2], ringC[2]);
     const int tap0 = kTapBase + t - g;
     // block m (outputs x0 + 8m ..) takes chunk c + m with entry c: the ring holds chunks c .. c + 3
     for (int c0 = 0; c0 < chunks; c0 += 4)
@@ -221,12 +257,15 @@ __device__ __forceinline__ void horizontalTask(const BlurCall& p, const float* V
             const int c = c0 + s;
             if (c >= chunks)
                 break;
-            loadChunk(c + 3, ringHi[(s + 3) & 3], ringLo[(s + 3) & 3]);
+            loadChunk(c + 3, ring[(s + 3) & 3], ringC[(s + 3) & 3]);
             const int at = tap0 + 8 * c;
-            const uint32_t bHi[2] = {hHi[at], hHi[at + 4]}, bLo[2] = {hLo[at], hLo[at + 4]};
+            const uint32_t b0 = taps.hi[at], b1 = taps.hi[at + 4], bc0 = taps.pairHi[at], bc1 = taps.pairLo[at];
 #pragma unroll
             for (int m = 0; m < 4; m++)
-                mma3(acc[m], ringHi[(s + m) & 3], ringLo[(s + m) & 3], bHi, bLo);
+            {
+                mmaBf16(acc[m], ringC[(s + m) & 3], bc0, bc1);
+                mmaTf32(acc[m], ring[(s + m) & 3], b0, b1);
+            }
         }
     }
     // acc[m][0], [1]: row g, outputs 8m + 2t, + 1; [2], [3]: row g + 8
@@ -293,10 +332,9 @@ gaussianTensor32F(const BlurCall p, const __grid_constant__ TensorTaps32F taps)
 {
     extern __shared__ __align__(16) float smem32[];
     float* V = smem32;
-    uint32_t* vHi = reinterpret_cast<uint32_t*>(V + kRows * kStride);
-    uint32_t* vLo = vHi + Tile::kTapSlots;
-    uint32_t* hHi = vLo + Tile::kTapSlots;
-    uint32_t* hLo = hHi + Tile::kTapSlots;
+    uint32_t* tapWords = reinterpret_cast<uint32_t*>(V + kRows * kStride);   // 6 arrays of kTapSlots
+    const TapArrays vTaps{tapWords, tapWords + Tile::kTapSlots, tapWords + 2 * Tile::kTapSlots};
+    const TapArrays hTaps{tapWords + 3 * Tile::kTapSlots, tapWords + 4 * Tile::kTapSlots, tapWords + 5 * Tile::kTapSlots};
 
     const int R = taps.r;
     const int halo = Tile::halo(R);
@@ -306,13 +344,19 @@ gaussianTensor32F(const BlurCall p, const __grid_constant__ TensorTaps32F taps)
     const int columns = (p.width + tile - 1) / tile;
     const int strips = (p.height + kRows - 1) / kRows;
     const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
-    // the tap halves: slot kTapBase + m = tap m - R (m in 0..2R), zeros around
-    for (int i = threadIdx.x; i < Tile::kTapSlots; i += blockDim.x)
+    // the tap arrays (vTaps, hTaps): slot kTapBase + m = tap m - R (m in 0..2R), zeros around
+    for (int i = threadIdx.x; i < 3 * Tile::kTapSlots; i += blockDim.x)
     {
-        const int m = i - kTapBase;
-        const bool in = m >= 0 && m <= 2 * R;
-        split(in ? taps.v[m] : 0.f, vHi[i], vLo[i]);
-        split(in ? taps.h[m] : 0.f, hHi[i], hLo[i]);
+        const int kind = i / Tile::kTapSlots, slot = i % Tile::kTapSlots;   // hi, pairHi, pairLo
+        for (int dir = 0; dir < 2; dir++)
+        {
+            const float* t = dir == 0 ? taps.v : taps.h;
+            auto tapAt = [&](int s) { return s - kTapBase >= 0 && s - kTapBase <= 2 * R ? t[s - kTapBase] : 0.f; };
+            float lo0, lo4;
+            const uint32_t hi0 = splitHi(tapAt(slot), lo0), hi4 = splitHi(tapAt(slot + 4), lo4);
+            tapWords[(3 * dir + kind) * Tile::kTapSlots + slot] =
+                kind == 0 ? hi0 : kind == 1 ? packBf16(__uint_as_float(hi0), __uint_as_float(hi4)) : packBf16(lo0, lo4);
+        }
     }
     __syncthreads();
 
@@ -329,12 +373,12 @@ gaussianTensor32F(const BlurCall p, const __grid_constant__ TensorTaps32F taps)
         // every group, so that every sum a horizontal window reads (zero taps included) is this tile's
         bool ok = true;
         for (int grp = warp; grp < kGroups; grp += kWarps)
-            ok = verticalGroup(p, vHi, vLo, vChunks, firstRow, rowsInside, p.roiX + tileX0 - halo + 32 * grp + 4 * g, grp, V) && ok;
+            ok = verticalGroup(p, vTaps, vChunks, firstRow, rowsInside, p.roiX + tileX0 - halo + 32 * grp + 4 * g, grp, V) && ok;
         if (__syncthreads_or(!ok))
             exactTile(p, taps, V, y0, tileX0, halo, live);
         else
             for (int task = warp; task < 2 * (live / 32); task += kWarps)
-                horizontalTask(p, V, hHi, hLo, hChunks, ws, task & 1, 32 * (task >> 1), y0, tileX0);
+                horizontalTask(p, V, hTaps, hChunks, ws, task & 1, 32 * (task >> 1), y0, tileX0);
         __syncthreads();
         strip += stepStrips;
         if (strip >= strips)

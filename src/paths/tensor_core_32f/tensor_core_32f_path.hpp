@@ -1,16 +1,19 @@
 // Kernel path "tensor-core-32f": 32F, one channel, radius 1..128; both passes on the tensor cores
-// as error-compensated TF32 products (3xTF32), one kernel, no scratch image
+// as error-compensated products (TF32 with BF16 corrections), one kernel, no scratch image
 // (tensor_core_32f_kernel.cu). This header is the path's unit: its tile, its rule (accepts), its
 // taps (prepare) and its launcher. The rule and the taps are header-only host code, so tests check
 // them without a GPU.
 //
-// The arithmetic: a float x is hi + lo, hi = x rounded to TF32 (10 mantissa bits), lo = the rest
-// rounded to TF32; a product a b is hi(a) hi(b) + hi(a) lo(b) + lo(a) hi(b) (the dropped lo x lo
-// term is below 2^-22 of it), summed in FP32 on the tensor cores. Against CPU cv::GaussianBlur's
-// float sums the results differ by a few units of FP32 rounding (the tests' bound is 1e-5 of the
-// image's largest magnitude). Zero taps pad every Toeplitz matrix and 0 x Inf is NaN, so a tile
-// whose vertical sums are not all finite is computed again with the CUDA cores, multiplying only
-// the filter's own taps: NaN and Inf reach exactly the pixels the CPU gives them.
+// The arithmetic: a float x is hi + lo, hi = x rounded to TF32 (11 significant bits), lo the rest
+// (exact in FP32, below 2^-11 |x|); a product a b is hi(a) hi(b) (exact in the TF32 MMA) plus the
+// corrections hi(a) lo(b) + lo(a) hi(b), each below 2^-11 of the product, in one BF16 MMA of twice
+// the K (8 significant bits per factor: each correction within 2^-8 of itself, 2^-19 of the
+// product); lo(a) lo(b) (below 2^-22) is dropped. Two MMAs per 8 taps instead of 3xTF32's three,
+// summed in FP32: against CPU cv::GaussianBlur's float sums the results differ by a few units of
+// FP32 rounding (the tests' bound is 1e-5 of the image's largest magnitude). Zero taps pad every
+// Toeplitz matrix and 0 x Inf is NaN, so a tile whose vertical sums are not all finite is computed
+// again with the CUDA cores, multiplying only the filter's own taps: NaN and Inf reach exactly the
+// pixels the CPU gives them.
 #ifndef CUDAIMAGE_PATHS_TENSOR_CORE_32F_PATH_HPP
 #define CUDAIMAGE_PATHS_TENSOR_CORE_32F_PATH_HPP
 
@@ -28,8 +31,9 @@ namespace cv { namespace cuda { namespace gaussian {
 /** The tile: strips of 32 rows x 768 pixels, 256 threads, two blocks per SM. The halo (pixels) is
  * r + 7 rounded up to 16: the horizontal pass reads 8-pixel K chunks of four 8-output blocks at a
  * time, up to 6 pixels past an output's window, all inside the tile. Shared memory: the vertical
- * sums as float [kRows][kStride] and four arrays of TF32 tap halves (kTapSlots each: tap m at
- * [kTapBase + m], zeros around). */
+ * sums as float [kRows][kStride] and, per direction, three tap arrays of kTapSlots words (tap m at
+ * [kTapBase + m], zeros around): the TF32 hi parts, and (hi, lo) of the taps at s and s + 4 as BF16
+ * pairs. */
 struct TensorCore32FTile
 {
     static constexpr const char* kLabel = "tensor-core-32f";
@@ -55,7 +59,7 @@ struct TensorCore32FTile
     static constexpr int kTapSlots = kTapBase + 8 * ((16 + 2 * kMaxR + 7) / 8) + 16;   // 8 vChunks(kMaxR)
     static constexpr size_t sharedBytes(int /*r*/ = 0, int /*cn*/ = 1)
     {
-        return static_cast<size_t>(kRows * kStride + 4 * kTapSlots) * sizeof(float);
+        return static_cast<size_t>(kRows * kStride + 6 * kTapSlots) * sizeof(float);
     }
     static constexpr size_t maxSharedBytes() { return sharedBytes(); }
 };
