@@ -375,7 +375,7 @@ int main(int argc, char** argv)
                    cv::typeToString(type).c_str(), size.width, size.height, copyMs);
             fflush(stdout);
             const bool small = size.area() < side * side;
-            for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 24, 25, 30, 40, 45, 60, 90, 120, 128})
+            for (int r : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 20, 24, 25, 30, 40, 45, 60, 90, 120, 128})
             {
                 if (small && r > 15)
                     break;

@@ -90,14 +90,16 @@ struct TensorCore32FTuning
     int minRadius;
     const char* basis;
 };
-/** sm_90: from radius 9 (where the fused kernel's instances end), until a sweep
- * (gaussian_bench --sweep --sweep-types 32FC1) places it. The tile (106 KiB) fits sm_80 and
- * sm_90, one block per SM on an A100. */
+/** sm_90: from radius 13, measured on an H100 (gaussian_bench --sweep --sweep-types 32FC1, perf/NOTES.md
+ * section 6.10): 16384^2, the CUDA-core kernels faster up to radius 12 (0.83 against 1.18 ms at 1,
+ * 1.27 against 1.34 at 12; at 10 the large-radius kernel's slower 1.52 against 1.34), the tensor
+ * cores from 15 (1.46 against 1.63 ms; 4.52 against 5.89 at 90, 5.46 against 7.39 at 120). The
+ * tile (104 KiB) fits sm_80 and sm_90; the A100 row repeats sm_90's value, unmeasured. */
 constexpr TensorCore32FTuning kTensorCore32FTuning[] = {
-    {90, "H100, H200", 9, "the fused kernel's last radius"},
-    {80, "A100", 9, "sm_90's value, not measured on an A100"},
+    {90, "H100, H200", 13, "measured on the H100"},
+    {80, "A100", 13, "sm_90's value, not measured on an A100"},
 };
-constexpr TensorCore32FTuning kTensorCore32FDefaultTuning = {0, "any other", 9, "sm_90's value, not measured there"};
+constexpr TensorCore32FTuning kTensorCore32FDefaultTuning = {0, "any other", 13, "sm_90's value, not measured there"};
 constexpr const TensorCore32FTuning& tensorCore32FTuning(int cc)
 {
     return tuning::forArch(kTensorCore32FTuning, kTensorCore32FDefaultTuning, cc);
