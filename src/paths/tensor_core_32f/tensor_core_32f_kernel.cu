@@ -48,11 +48,23 @@ constexpr int kGroups = Tile::kCols / 32;
 constexpr long long kMaxGridBlocks = 1 << 30;
 static_assert(kRows == 32, "two 16-row MMA tiles per strip");
 
+// The TF32 and BF16 conversions and MMAs need sm_80: below it they are stubs (zeros, or a trap for
+// the MMAs), compiled so that every CUDA_ARCH_BIN builds; such code never runs
+// (tensorCore32FCodeRuns()).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#  define CUDAIMAGE_TENSOR_32F_STUBS 1
+#endif
+
 __device__ __forceinline__ uint32_t toTf32(float x)
 {
+#ifdef CUDAIMAGE_TENSOR_32F_STUBS
+    (void)x;
+    return 0;
+#else
     uint32_t r;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
     return r;
+#endif
 }
 
 // x = hi + lo: hi x rounded to TF32, lo the rest (exact in FP32, below 2^-11 |x|)
@@ -66,15 +78,19 @@ __device__ __forceinline__ uint32_t splitHi(float x, float& lo)
 // Two floats as a BF16 pair, `first` in the low half (the lower K index of an MMA fragment).
 __device__ __forceinline__ uint32_t packBf16(float first, float second)
 {
+#ifdef CUDAIMAGE_TENSOR_32F_STUBS
+    (void)first; (void)second;
+    return 0;
+#else
     uint32_t r;
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(second), "f"(first));
     return r;
+#endif
 }
 
 __device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-    // TF32 and BF16 MMAs need sm_80; older code never runs (tensorCore32FCodeRuns()).
+#ifdef CUDAIMAGE_TENSOR_32F_STUBS
     (void)d; (void)a; (void)b0; (void)b1;
     __trap();
 #else
@@ -86,7 +102,7 @@ __device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4], u
 
 __device__ __forceinline__ void mmaBf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#ifdef CUDAIMAGE_TENSOR_32F_STUBS
     (void)d; (void)a; (void)b0; (void)b1;
     __trap();
 #else
