@@ -214,7 +214,7 @@ Verdict acceptCudaCoreTile(const PathQuery& q)
     const int outputs = tile::tileOutputs<Tile>(R, q.channels);
     if (outputs < tile::itemOutputs(q.depth))
         return Verdict::decline(Why::noRoom(q.channels, q.depth));
-    const size_t bytes = tile::sharedBytes<Tile>(q.depth, R);
+    const size_t bytes = tile::sharedBytes<Tile>(q.depth);
     if (bytes > q.sharedMemOptIn)
         return Verdict::decline(Why::tooLarge());
     return Verdict::accept(Why::range(), outputs, bytes);

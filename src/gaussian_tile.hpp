@@ -59,15 +59,6 @@ constexpr size_t sharedBytes(int depth)
     return static_cast<size_t>(stripRows(depth)) * static_cast<size_t>(Tile::kCols + kPad) * static_cast<size_t>(workBytes(depth));
 }
 
-/** A block's dynamic shared memory at radius r: Tile::sharedBytes(depth, r) where the tile defines
- * it (a tile with more than its vertical sums in shared memory), else sharedBytes<Tile>(depth). */
-template <class Tile>
-constexpr auto sharedBytesOf(int depth, int r, int) -> decltype(Tile::sharedBytes(depth, r)) { return Tile::sharedBytes(depth, r); }
-template <class Tile>
-constexpr size_t sharedBytesOf(int depth, int, long) { return sharedBytes<Tile>(depth); }
-template <class Tile>
-constexpr size_t sharedBytes(int depth, int r) { return sharedBytesOf<Tile>(depth, r, 0); }
-
 }}}} // namespace cv::cuda::gaussian::tile
 
 #endif

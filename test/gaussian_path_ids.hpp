@@ -6,7 +6,6 @@
 #define CUDAIMAGE_TEST_GAUSSIAN_PATH_IDS_HPP
 
 #include <algorithm>
-#include <type_traits>
 #include <tuple>
 #include <vector>
 #include "../src/gaussian_paths.hpp"
@@ -51,28 +50,22 @@ int lastRadiusOf(int cn, int depth)
     return last;
 }
 
-/** Dynamic shared memory of one block of a CUDA-core tile at radius r: a strip of rows (16 for the
- * depths that work in float, 8 for those in double) of kCols + 4 working elements; the fused tile
- * adds the stage of its next strip for 8U and 16U (strip rows + 2r source rows of 128 threads x 4
- * elements). */
+/** Dynamic shared memory of one block of a CUDA-core tile: a strip of rows (16 for the depths that
+ * work in float, 8 for those in double) of kCols + 4 working elements. */
 template <class Tile>
-size_t sharedBytesOf(int depth, int r)
+size_t sharedBytesOf(int depth)
 {
     const bool inDouble = depth == CV_16U || depth == CV_64F;
-    const int rows = inDouble ? 8 : 16;
-    size_t bytes = static_cast<size_t>(rows) * (Tile::kCols + 4) * (inDouble ? 8 : 4);
-    if (std::is_same<Tile, FusedTile>::value && (depth == CV_8U || depth == CV_16U))
-        bytes += static_cast<size_t>(rows + 2 * r) * 128 * 4 * (depth == CV_8U ? 1 : 2);
-    return bytes;
+    return static_cast<size_t>(inDouble ? 8 : 16) * (Tile::kCols + 4) * (inDouble ? 8 : 4);
 }
 
 /** The CUDA-core path a separate-dst call of radius r takes on a device with `smem` bytes of
  * opt-in shared memory per block (no tensor cores, byte taps where 8U needs them). */
 inline int cudaCorePath(int depth, int cn, int r, size_t smem)
 {
-    if (r >= FusedTile::kMinR && r <= lastRadiusOf<FusedTile>(cn, depth) && sharedBytesOf<FusedTile>(depth, r) <= smem)
+    if (r >= FusedTile::kMinR && r <= lastRadiusOf<FusedTile>(cn, depth) && sharedBytesOf<FusedTile>(depth) <= smem)
         return Fused;
-    if (r >= LargeTile::kMinR && r <= lastRadiusOf<LargeTile>(cn, depth) && sharedBytesOf<LargeTile>(depth, r) <= smem)
+    if (r >= LargeTile::kMinR && r <= lastRadiusOf<LargeTile>(cn, depth) && sharedBytesOf<LargeTile>(depth) <= smem)
         return FusedLarge;
     return TwoPass;
 }

@@ -68,12 +68,12 @@ TEST(CudaImage_GaussianPlan, every_radius_boundary_of_the_cuda_core_paths)
                     if (c.index == path::Fused)
                     {
                         EXPECT_EQ(tileOf<FusedTile>(r, cn), c.tileOutputs);
-                        EXPECT_EQ(sharedBytesOf<FusedTile>(depth, r), c.sharedBytes);
+                        EXPECT_EQ(sharedBytesOf<FusedTile>(depth), c.sharedBytes);
                     }
                     if (c.index == path::FusedLarge)
                     {
                         EXPECT_EQ(tileOf<LargeTile>(r, cn), c.tileOutputs);
-                        EXPECT_EQ(sharedBytesOf<LargeTile>(depth, r), c.sharedBytes);
+                        EXPECT_EQ(sharedBytesOf<LargeTile>(depth), c.sharedBytes);
                     }
                 }
 }
@@ -155,11 +155,11 @@ TEST(CudaImage_GaussianPlan, shared_memory_limits_of_sm75_sm80_sm86_sm90)
                 for (int r = 1; r <= LargeTile::kMaxR + 1; r++)
                     EXPECT_EQ(cudaCorePath(depth, cn, r, smem), choose(depth, cn, r, smem).index) << what(depth, cn, r, smem);
             // sm_75 holds the fused tile and not the large-radius one, and says so.
-            EXPECT_LE(sharedBytesOf<FusedTile>(depth, FusedTile::kMaxR), kSm75);
-            EXPECT_GT(sharedBytesOf<LargeTile>(depth, LargeTile::kMinR), kSm75);
+            EXPECT_LE(sharedBytesOf<FusedTile>(depth), kSm75);
+            EXPECT_GT(sharedBytesOf<LargeTile>(depth), kSm75);
             EXPECT_NE(std::string::npos, std::string(choose(depth, cn, LargeTile::kMinR, kSm75).reason).find("shared memory"));
             // The exact limits.
-            const size_t large = sharedBytesOf<LargeTile>(depth, LargeTile::kMinR), fused = sharedBytesOf<FusedTile>(depth, FusedTile::kMaxR);
+            const size_t large = sharedBytesOf<LargeTile>(depth), fused = sharedBytesOf<FusedTile>(depth);
             EXPECT_EQ(path::FusedLarge, choose(depth, cn, LargeTile::kMinR, large).index);
             EXPECT_EQ(path::TwoPass, choose(depth, cn, LargeTile::kMinR, large - 1).index);
             EXPECT_EQ(path::Fused, choose(depth, cn, FusedTile::kMaxR, fused).index);
@@ -204,7 +204,7 @@ TEST(CudaImage_GaussianPlan, every_choice_has_a_valid_tile)
     int fused = 0, large = 0, twoPass = 0;
     for (int depth : kDepths)
         for (int cn = 1; cn <= 4; cn++)
-            for (size_t smem : {size_t(0), size_t(48 * 1024), kSm75, sharedBytesOf<LargeTile>(depth, LargeTile::kMinR) - 1, sharedBytesOf<LargeTile>(depth, LargeTile::kMinR), kSm86, kSm80, kSm90})
+            for (size_t smem : {size_t(0), size_t(48 * 1024), kSm75, sharedBytesOf<LargeTile>(depth) - 1, sharedBytesOf<LargeTile>(depth), kSm86, kSm80, kSm90})
                 for (int r = 0; r <= 2 * LargeTile::kMaxR + 44; r++)
                 {
                     const PathChoice c = choose(depth, cn, r, smem);
@@ -354,51 +354,6 @@ TEST(CudaImage_GaussianPlan, fused_8U_strips_shorten_below_the_wave_threshold)
         EXPECT_EQ(cv::cuda::gaussian::tile::stripRows(depth), FusedTile::batchStripRows(depth, 1, 1, 132, 0)) << cv::typeToString(depth);
     EXPECT_EQ(FusedTile::kShortRows, FusedTile::stripRows(CV_8U, 9, 0, 0)) << "unknown SM count: one";
     EXPECT_EQ(FusedTile::kRows8U, FusedTile::stripRows(CV_8U, 10, 0, 0)) << "unknown SM count: one";
-}
-
-// The fused kernel's staged strips: 8U and 16U at every radius of the path, no other depth; the
-// stage is the strip's rows + 2r source rows of 128 threads x 4 elements; a launch keeps
-// kMinWaves waves of kBlocksPerSm blocks per SM, so a block walks 1 strip below two such waves of
-// one-strip blocks, k strips from k waves, kMaxStripsPerBlock at most.
-TEST(CudaImage_GaussianPlan, fused_staged_strips_per_block_keep_four_waves)
-{
-    for (int depth : kDepths)
-        for (int r = FusedTile::kMinR; r <= FusedTile::kMaxR; r++)
-        {
-            SCOPED_TRACE(cv::format("%s radius %d", cv::typeToString(depth).c_str(), r));
-            const bool staged = depth == CV_8U || depth == CV_16U;
-            EXPECT_EQ(staged, FusedTile::staged(depth, r));
-            const int rows = cv::cuda::gaussian::tile::stripRows(depth);
-            EXPECT_EQ(staged ? size_t(rows + 2 * r) * 512 * (depth == CV_8U ? 1 : 2) : size_t(0), FusedTile::stageBytes(depth, r, rows));
-            EXPECT_EQ(sharedBytesOf<FusedTile>(depth, r), FusedTile::sharedBytes(depth, r));
-            EXPECT_LE(FusedTile::sharedBytes(depth, r), kSm75);
-        }
-    EXPECT_EQ(size_t(33024 + 32 * 512), FusedTile::sharedBytes(CV_8U, FusedTile::kMaxR));
-    EXPECT_EQ(size_t(33024 + 24 * 1024), FusedTile::sharedBytes(CV_16U, FusedTile::kMaxR));
-    EXPECT_EQ(size_t(8 * 516 * 4 + (8 + 2 * 4) * 512), FusedTile::sharedBytes(CV_8U, 4, FusedTile::kShortRows));   // 8-row strips
-    EXPECT_FALSE(FusedTile::staged(CV_8U, FusedTile::kMaxR + 1));
-    for (int sms : {1, 108, 132})
-    {
-        const long long wave = static_cast<long long>(FusedTile::kMinWaves) * FusedTile::kBlocksPerSm * sms;
-        SCOPED_TRACE(cv::format("%d SMs, %lld blocks in %d waves", sms, wave, FusedTile::kMinWaves));
-        EXPECT_EQ(1, FusedTile::stripsPerBlock(0, sms, 0));
-        EXPECT_EQ(1, FusedTile::stripsPerBlock(1, sms, 0));
-        EXPECT_EQ(1, FusedTile::stripsPerBlock(2 * wave - 1, sms, 0));
-        for (int k = 2; k <= FusedTile::kMaxStripsPerBlock; k++)
-        {
-            EXPECT_EQ(k, FusedTile::stripsPerBlock(k * wave, sms, 0)) << k;
-            EXPECT_EQ(k - 1, FusedTile::stripsPerBlock(k * wave - 1, sms, 0)) << k;
-        }
-        EXPECT_EQ(FusedTile::kMaxStripsPerBlock, FusedTile::stripsPerBlock((FusedTile::kMaxStripsPerBlock + 1) * wave, sms, 0));
-        EXPECT_EQ(FusedTile::kMaxStripsPerBlock, FusedTile::stripsPerBlock(1LL << 40, sms, 0));
-    }
-    EXPECT_EQ(FusedTile::kMaxStripsPerBlock, FusedTile::stripsPerBlock(1LL << 20, 0, 0));   // no SM count: counted as one SM
-    // OPENCV_CUDAIMAGE_FUSED_STRIPS's values win; anything else leaves the rule.
-    for (int forced = 1; forced <= FusedTile::kMaxStripsPerBlock; forced++)
-        for (long long blocks : {1LL, 1LL << 40})
-            EXPECT_EQ(forced, FusedTile::stripsPerBlock(blocks, 132, forced));
-    EXPECT_EQ(1, FusedTile::stripsPerBlock(1, 132, FusedTile::kMaxStripsPerBlock + 1));
-    EXPECT_EQ(FusedTile::kMaxStripsPerBlock, FusedTile::stripsPerBlock(1LL << 40, 132, -1));
 }
 
 }} // namespace opencv_test

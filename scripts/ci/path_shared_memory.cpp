@@ -10,12 +10,9 @@
 int main()
 {
     namespace gs = cv::cuda::gaussian;
-    // The CUDA-core tiles: the same vertical sums for every depth (strips of 16 float or 8 double
-    // rows); the fused tile's 8U and 16U blocks add the stage of their next strip.
+    // The CUDA-core tiles: the same bytes for every depth (strips of 16 float or 8 double rows).
     std::printf("%zu fusedTile (%s, radius %d..%d)\n", gs::tile::sharedBytes<gs::FusedTile>(CV_32F), gs::FusedTile::kLabel,
                 gs::FusedTile::kMinR, gs::FusedTile::kMaxR);
-    std::printf("%zu fusedTile 8U, staged (radius %d)\n", gs::FusedTile::sharedBytes(CV_8U, gs::FusedTile::kStageMaxR), gs::FusedTile::kStageMaxR);
-    std::printf("%zu fusedTile 16U, staged (radius %d)\n", gs::FusedTile::sharedBytes(CV_16U, gs::FusedTile::kStageMaxR), gs::FusedTile::kStageMaxR);
     std::printf("%zu fusedLargeTile (%s, radius %d..%d)\n", gs::tile::sharedBytes<gs::FusedLargeTile>(CV_32F),
                 gs::FusedLargeTile::kLabel, gs::FusedLargeTile::kMinR, gs::FusedLargeTile::kMaxR);
     // The tensor-core kernels opt in for their largest tile per channel count (they need sm_80).

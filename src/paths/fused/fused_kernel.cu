@@ -36,7 +36,6 @@
 #include "../../cuda/border.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
 #include "../../cuda/gaussian_tap_packer.cuh"
-#include "../../cuda/async_copy.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -71,48 +70,9 @@ struct Geometry
 
 template <int Depth> using TapsOf = typename TapsFor<typename DepthPolicy<Depth>::Work>::type;
 
-// The stage of a staged block (FusedTile::staged): after the vertical sums, slot [j][thread] holds
-// the thread's 4 source elements of row j of the block's next strip, copied asynchronously. A
-// thread writes and reads only its own slots, so no barrier guards them: it waits for its own
-// copies, and starts the next ones only after its DP4As or sums have consumed the slots.
-template <class Src>
-struct Stage
-{
-    typedef typename std::conditional<sizeof(Src) == 1, uint32_t, uint2>::type Slot;
-    Slot* slots;
-    __device__ __forceinline__ Slot& at(int j) const { return slots[j * kThreads + threadIdx.x]; }
-};
-
-// Starts the copies of the next strip's rows (first source row `firstRow`, all inside the image) into
-// this thread's slots.
-template <class Src, int kSrcRows>
-__device__ __forceinline__ void stageRows(const BlurCall& p, int firstRow, int E, const Stage<Src>& stage)
-{
-    typedef typename Stage<Src>::Slot Slot;
-    const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E * sizeof(Src);
-#pragma unroll
-    for (int j = 0; j < kSrcRows; j++)
-        copyAsync<sizeof(Slot)>(&stage.at(j), base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep));
-}
-
-// Four staged elements in the working type of the vertical sums.
-template <class Src, class A>
-__device__ __forceinline__ void unstage(const typename Stage<Src>::Slot& slot, A (&x)[4])
-{
-    if constexpr (sizeof(Src) * 4 == sizeof(slot))
-    {
-        Src s[4];
-        memcpy(s, &slot, sizeof(s));
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-            x[i] = A(s[i]);
-    }
-}
-
 // One block's tiles of one image. Inlined into the single-image kernel (call and taps are kernel
-// parameters) and into the batched one (item blockIdx.z's, from device memory). Staged: the
-// single-image kernel of 8U and 16U (FusedTile::staged), whose blocks walk several strips.
-template <int Depth, int Cn, int R, bool Padded, int Rows, bool Staged = false>
+// parameters) and into the batched one (item blockIdx.z's, from device memory).
+template <int Depth, int Cn, int R, bool Padded, int Rows>
 __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<Depth>& taps)
 {
     typedef DepthPolicy<Depth> D;
@@ -123,10 +83,6 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
     static_assert(!Padded || std::is_floating_point<Src>::value, "integer sources multiply the padding (see the header)");
     extern __shared__ __align__(16) unsigned char smemBytes[];
     W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
-    constexpr int kSrcRows = kRows + 2 * R;
-    static_assert(!Staged || sizeof(Src) <= 2, "the stage holds 4 elements of 1 or 2 bytes per slot");
-    const Stage<Src> stage{reinterpret_cast<typename Stage<Src>::Slot*>(smemBytes + static_cast<size_t>(kRows) * G::kStride * sizeof(W))};
-    bool isStaged = false;   // this strip's source words are in the stage (copies started by the previous strip)
 
     const int elements = p.width * Cn;
     const int wholeElems = p.wholeWidth * Cn;
@@ -146,18 +102,6 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
         // in strips that touch the top or bottom border.
         const int firstRow = p.roiY + y0 - R;
         const bool rowsInside = firstRow >= 0 && firstRow + kRows + 2 * R <= p.wholeHeight;
-        // After this strip's vertical sums: the copies of the next strip's rows, where they are
-        // whole aligned vectors inside the image.
-        auto stageNext = [&] {
-            if constexpr (Staged && asyncCopies())
-            {
-                const int nextFirst = firstRow + static_cast<int>(gridDim.y) * kRows;
-                isStaged = vec && y0 + static_cast<int>(gridDim.y) * kRows < p.height && nextFirst >= 0 &&
-                           nextFirst + kSrcRows <= p.wholeHeight;
-                if (isStaged)
-                    stageRows<Src, kSrcRows>(p, nextFirst, E, stage);
-            }
-        };
 
         // 1. vertical
         if (needed)
@@ -167,14 +111,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                 constexpr int kGroups = (kRows + 2 * R + 3) / 4;
                 // Every source word first (memory-level parallelism), then the arithmetic.
                 uint32_t w[4 * kGroups];
-                if (Staged && isStaged)
-                {
-                    waitAsyncCopies();
-    #pragma unroll
-                    for (int j = 0; j < 4 * kGroups; j++)
-                        w[j] = j < kSrcRows ? stage.at(j) : 0u;
-                }
-                else if (vec && rowsInside)
+                if (vec && rowsInside)
                 {
                     const unsigned char* base = p.srcWhole + static_cast<ptrdiff_t>(firstRow) * static_cast<ptrdiff_t>(p.srcStep) + E;
     #pragma unroll
@@ -204,7 +141,6 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                                 acc[v][c] = __dp4a(x[c], taps.vw[ph][q], acc[v][c]);
                     }
                 }
-                stageNext();
                 storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
             }
             else
@@ -226,18 +162,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                         }
                 };
                 // 64F keeps the one loop: loads ahead of its double sums spill at the 128-register cap.
-                if (Staged && isStaged)
-                {
-                    waitAsyncCopies();
-    #pragma unroll
-                    for (int j = 0; j < kSrcRows; j++)
-                    {
-                        A x[4];
-                        unstage<Src>(stage.at(j), x);
-                        accumulate(j, x);
-                    }
-                }
-                else if (sizeof(Src) < 8 && vec && rowsInside)
+                if (sizeof(Src) < 8 && vec && rowsInside)
                 {
                     // Straight-line vector loads (no edge call between them), so that the compiler
                     // issues them ahead of the arithmetic, as the 8U branch does explicitly.
@@ -260,7 +185,6 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                         accumulate(j, x);
                     }
                 }
-                stageNext();
                 storeVertical<G::kStride>(acc, vert);
             }
         }
@@ -292,20 +216,14 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
     }
 }
 
-// Blocks per SM the register budget is set for: 4; 8U in 8-row strips 6 (half the vertical sums);
-// 5 where a staged block's shared memory lets five share an SM's 228 KiB (sm_90; 8U 16-row strips
-// up to radius 4, 16U up to 2): the loop over strips would otherwise take 110-122 registers.
+// Blocks per SM the register budget is set for: 4 (the 8U and 16U bodies fit 96 registers, 5 per
+// SM, by themselves); 8U in 8-row strips 6 (80 registers: half the vertical sums).
 constexpr bool shortStrip8U(int depth, int rows) { return depth == CV_8U && rows == FusedTile::kShortRows; }
-constexpr int singleBlocksPerSm(int depth, int r, int rows)
-{
-    return shortStrip8U(depth, rows) ? 6
-         : FusedTile::staged(depth, r) && 5 * (FusedTile::sharedBytes(depth, r, rows) + 1024) <= 228 * 1024 ? 5 : 4;
-}
 
 template <int Depth, int Cn, int R, bool Padded, int Rows>
-__global__ void __launch_bounds__(kThreads, singleBlocksPerSm(Depth, R, Rows)) fusedTile(const BlurCall p, const TapsOf<Depth> taps)
+__global__ void __launch_bounds__(kThreads, shortStrip8U(Depth, Rows) ? 6 : 4) fusedTile(const BlurCall p, const TapsOf<Depth> taps)
 {
-    fusedTileBody<Depth, Cn, R, Padded, Rows, FusedTile::staged(Depth, R)>(p, taps);
+    fusedTileBody<Depth, Cn, R, Padded, Rows>(p, taps);
 }
 
 // A batch: blockIdx.z is the image; the grid covers the largest image of the launch. 8U and 16U
@@ -345,22 +263,18 @@ fusedTileBatch(const BatchItem* __restrict__ items)
 }
 
 template <int Depth, int Cn, int R, bool Padded, int Rows>
-void launchInstanceRows(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, int multiprocessors,
-                        cudaStream_t stream)
+void launchInstanceRows(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, cudaStream_t stream)
 {
     typedef Geometry<Depth, Cn, R, Rows> G;
     typedef typename DepthPolicy<Depth>::Work W;
-    constexpr size_t smem = Tile::sharedBytes(Depth, R, Rows);
-    static_assert(static_cast<size_t>(Rows) * G::kStride * sizeof(W) + Tile::stageBytes(Depth, R, Rows) == smem &&
-                  smem <= Tile::sharedBytes(Depth, Tile::kMaxR), "the path choice's shared memory bounds this kernel's");
+    const size_t smem = static_cast<size_t>(G::kRows) * G::kStride * sizeof(W);
+    static_assert(static_cast<size_t>(Rows) * G::kStride * sizeof(W) <= tile::sharedBytes<Tile>(Depth),
+                  "the path choice's shared memory bounds this kernel's");
     static std::atomic<uint64_t> optedIn{0};
     optInSharedMemory(fusedTile<Depth, Cn, R, Padded, Rows>, smem, optedIn);
     const long long elements = static_cast<long long>(p.width) * Cn;
-    const long long across = (elements + G::kTile - 1) / G::kTile;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
-    // Staged: each block walks strips gridDim.y apart (FusedTile::stripsPerBlock).
-    const int perBlock = Tile::staged(Depth, R) ? Tile::stripsPerBlock(across * strips, multiprocessors, fusedStripsOverride()) : 1;
-    const dim3 grid(static_cast<unsigned>(across), ::min((strips + perBlock - 1) / perBlock, kMaxGridY));
+    const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
     fusedTile<Depth, Cn, R, Padded, Rows><<<grid, kThreads, smem, stream>>>(p, taps);
 }
 
@@ -374,9 +288,9 @@ void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPoli
         const long long across = (static_cast<long long>(p.width) * Cn + Geometry<Depth, Cn, R>::kTile - 1) / Geometry<Depth, Cn, R>::kTile;
         if (FusedTile::stripRows(Depth, across * ((p.height + FusedTile::kRows8U - 1) / FusedTile::kRows8U), multiprocessors,
                                  fusedRowsOverride()) == FusedTile::kShortRows)
-            return launchInstanceRows<Depth, Cn, R, Padded, FusedTile::kShortRows>(p, taps, multiprocessors, stream);
+            return launchInstanceRows<Depth, Cn, R, Padded, FusedTile::kShortRows>(p, taps, stream);
     }
-    launchInstanceRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(p, taps, multiprocessors, stream);
+    launchInstanceRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(p, taps, stream);
 }
 
 template <int Depth, int Cn, int R, bool Padded, int Rows>

@@ -57,42 +57,6 @@ struct FusedTile
         const int rows = stripRows(depth, blocks16, multiprocessors, forced);
         return depth == CV_8U && forced == 0 && maxHeight <= kShortStripBatchRows ? kShortRows : rows;
     }
-
-    /** Staged source rows (8U and 16U, a single image, radius up to kStageMaxR): a block walks up
-     * to kMaxStripsPerBlock strips and, once a strip's vertical sums are done, each thread starts
-     * asynchronous copies (cp.async, sm_80+) of its own source words of the block's next strip
-     * into shared memory, so that their DRAM latency passes under this strip's horizontal pass
-     * instead of stalling the next one (perf/NOTES.md section 4.7). The stage holds the strip's
-     * rows + 2r source rows x kThreads vectors of 4 elements. */
-    static constexpr int kMaxStripsPerBlock = 4;
-    static constexpr int kStageMaxR = kMaxR;
-    /** Blocks per SM the strips per block are counted against (the fused kernels' occupancy). */
-    static constexpr int kBlocksPerSm = 5;
-    /** Waves of blocks a staged launch keeps at least (fewer strips per block below that). */
-    static constexpr int kMinWaves = 4;
-    CUDAIMAGE_HOST_DEVICE static constexpr bool staged(int depth, int r) { return (depth == CV_8U || depth == CV_16U) && r <= kStageMaxR; }
-    CUDAIMAGE_HOST_DEVICE static constexpr size_t stageBytes(int depth, int r, int rows)
-    {
-        return staged(depth, r) ? static_cast<size_t>(rows + 2 * r) * kThreads * 4 * (depth == CV_8U ? 1 : 2) : 0;
-    }
-    /** Dynamic shared memory of a block: the vertical sums of its strip and, where staged, the
-     * stage of its next strip (rows: the strip's, tile::stripRows for the path choice's bound). */
-    static constexpr size_t sharedBytes(int depth, int r, int rows)
-    {
-        return static_cast<size_t>(rows) * (kCols + tile::kPad) * tile::workBytes(depth) + stageBytes(depth, r, rows);
-    }
-    static constexpr size_t sharedBytes(int depth, int r) { return sharedBytes(depth, r, tile::stripRows(depth)); }
-    /** Strips per block of a staged launch of `blocks` one-strip blocks: as many as keep kMinWaves
-     * waves of kBlocksPerSm blocks per SM, 1 to kMaxStripsPerBlock (a small image keeps one strip
-     * per block: its parallelism is its blocks); `forced` (1 to kMaxStripsPerBlock,
-     * fusedStripsOverride()) wins. */
-    static int stripsPerBlock(long long blocks, int multiprocessors, int forced)
-    {
-        if (forced >= 1 && forced <= kMaxStripsPerBlock)
-            return forced;
-        const long long wave = static_cast<long long>(kBlocksPerSm) * std::max(multiprocessors, 1);
-        return static_cast<int>(std::max(1LL, std::min<long long>(kMaxStripsPerBlock, blocks / (kMinWaves * wave))));
-    }
 };
 
 /** OPENCV_CUDAIMAGE_FUSED_ROWS, read once per process: 8 or 16 force the 8U strips of the fused
@@ -105,18 +69,6 @@ inline int fusedRowsOverride()
         return n == FusedTile::kShortRows || n == FusedTile::kRows8U ? n : 0;
     }();
     return rows;
-}
-/** OPENCV_CUDAIMAGE_FUSED_STRIPS, read once per process: 1 to 4 force the strips per block of the
- * staged launches (1: none staged; 4 on a small image: the stage under the sanitizers and the fuzz,
- * whose images are small); unset or anything else: FusedTile::stripsPerBlock's rule. */
-inline int fusedStripsOverride()
-{
-    static const int strips = [] {
-        const char* v = std::getenv("OPENCV_CUDAIMAGE_FUSED_STRIPS");
-        const int n = v ? std::atoi(v) : 0;
-        return n >= 1 && n <= FusedTile::kMaxStripsPerBlock ? n : 0;
-    }();
-    return strips;
 }
 static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 static_assert(FusedTile::kRows8U == tile::stripRows(CV_8U) && FusedTile::kShortRows % 4 == 0,
@@ -157,9 +109,8 @@ struct FusedPath : PathUnit
     typedef FusedTile Tile;
     typedef FusedTaps Taps;
 
-    /** Radius kMinR..kMaxR (acceptCudaCoreTile); the tile takes 33,024 bytes of shared memory for
-     * its vertical sums, plus the stage where staged (8U: up to 16,384 bytes, 16U: 24,576), within
-     * the 64 KiB of the smallest opt-in limit (sm_75), and always has room for an item. */
+    /** Radius kMinR..kMaxR (acceptCudaCoreTile); the tile takes 33,024 bytes of shared memory, below
+     * the 48 KiB every GPU gives without opt-in, and always has room for an item. */
     static Verdict accepts(const PathQuery& q, const DeviceFacts&, const Options&) { return acceptCudaCoreTile<Tile>(q); }
 
     /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
