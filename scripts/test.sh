@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: build everything (cached) and run every C++ and Python test, in both build
 # modes, against OpenCV 5.1 and then OpenCV 4.14 (module build, standalone build, cv2), the commands
-# and code blocks of README.md and doc/ (scripts/ci/check-doc-commands.sh), and the pip wheel (5.1).
+# and code blocks of README.md and doc/ (scripts/ci/check-doc-commands.sh), the pip wheel (5.1), and
+# every kernel file compiled for sm_75 and sm_80 (scripts/ci/compile-archs.sh, 5.1).
 # GPU tests skip with their reason when this machine has no CUDA device.
 #
 #   scripts/test.sh                    # 5.1, then 4.14
@@ -66,6 +67,11 @@ for line in "${lines[@]}"; do
     if [[ $line == 5.1 ]]; then
         step "OpenCV $line: the pip wheel (scripts/wheel/build-wheel.sh), installed in a fresh venv, Python tests from it"
         timed "$line wheel" env OPENCV_LINE="$line" CUDAIMAGE_DEVICE_CODE="$device_code" bash "$CUDAIMAGE_REPO/scripts/wheel/test-wheel.sh" --no-build
+        # The kernels for the oldest architectures the build supports beside its own sm_90: an sm_80
+        # instruction outside its architecture guard fails here, not in a user's build.
+        step "OpenCV $line: every kernel file compiled for sm_75 and sm_80 (scripts/ci/compile-archs.sh)"
+        timed "$line kernels for sm_75, sm_80" env OPENCV_LINE="$line" CUDAIMAGE_DEVICE_CODE="$device_code" \
+            CUDAIMAGE_ARCHS="75;80" bash "$CUDAIMAGE_REPO/scripts/ci/compile-archs.sh"
     fi
     start=$(date +%s)
 done
