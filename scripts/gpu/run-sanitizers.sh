@@ -24,6 +24,10 @@
 #                    host-side work over its own cores)
 #   COMPUTE_SANITIZER  path of compute-sanitizer (default: PATH, /usr/local/cuda*/bin, then
 #                    BUNDLE_DIR/compute-sanitizer/bin, the --fetch layout)
+#   RESUME_FROM      the OUT of an earlier run that ran out of time: each tool runs only the tests
+#                    of its filter that did not finish there (no "[       OK ]" line in that run's
+#                    logs of the same tool), so a set too long for one call completes in the next
+#                    (a tool with nothing left says so and counts as clean)
 #
 # Every tool runs with --error-exitcode 1 and --report-api-errors no: the tests provoke CUDA API
 # errors on purpose (impossible allocations, out of memory) and handle them; those are not
@@ -105,6 +109,10 @@ for tool in "${TOOL_LIST[@]}"; do
 done
 SHARDS=${SHARDS:-1}
 [[ $SHARDS =~ ^[1-9][0-9]*$ ]] || { echo "error: SHARDS is a positive count, not '$SHARDS'" >&2; exit 2; }
+if [[ -n ${RESUME_FROM:-} ]]; then
+    [[ -d $RESUME_FROM ]] || { echo "error: RESUME_FROM is not a folder of an earlier run: '$RESUME_FROM'" >&2; exit 2; }
+    RESUME_FROM=$(cd "$RESUME_FROM" && pwd)
+fi
 
 B=$(cd "$1" && pwd) || exit 2
 OUT=${2:-$PWD/sanitizer-results}
@@ -153,6 +161,21 @@ run_shard() {
     echo "${errors:--} ${passed:-0} ${failed:-0} $rc ${running:--}"
 }
 
+# The tests of gtest filter $2 that the logs of tool $1 in $RESUME_FROM do not show finished, as a
+# gtest filter (empty when none is left). The listing's test-case lines end in '.', its test lines
+# are indented; anything before the first test case (the harness's device report) is not a test.
+resume_filter() {
+    local tool=$1 filter=$2
+    comm -23 \
+        <("$bin" --gtest_list_tests --gtest_filter="$filter" 2>/dev/null |
+            awk '/^[^ ]/ { s = ($1 ~ /\.$/) ? $1 : "" } /^  [^ ]/ && s != "" { print s $1 }' | sort -u) \
+        <(cat "$RESUME_FROM/$tool.log" "$RESUME_FROM/$tool".[0-9]*.log 2>/dev/null |
+            sed -nE 's/^\[       OK \] ([^ ]+) \([0-9]+ ms\)$/\1/p' | sort -u) | paste -sd: -
+}
+if [[ -n ${RESUME_FROM:-} ]]; then
+    [[ $RESUME_FROM != "$OUT" ]] || { echo "error: RESUME_FROM must not be OUT (its logs would be overwritten)" >&2; exit 2; }
+fi
+
 for tool in "${TOOL_LIST[@]}"; do
     echo; echo "==> [$(date +%H:%M:%S)] $tool$( ((SHARDS > 1)) && echo " ($SHARDS shards at once)")"
     start=$(date +%s)
@@ -164,6 +187,15 @@ for tool in "${TOOL_LIST[@]}"; do
         slow=CudaImage_BadInputGpu.wide_row_scratch_overflow:SyncedMat_Cuda.host_read_waits_for_async_download_of_large_image:CudaImage_GaussianBlur_Huge.*
         [[ $FILTER == *-* ]] && tool_filter+=":$slow" || tool_filter+="-$slow"
         stress=${CUDAIMAGE_STRESS_OPS_SLOW_TOOLS:-50}
+    fi
+    if [[ -n ${RESUME_FROM:-} ]]; then
+        tool_filter=$(resume_filter "$tool" "$tool_filter")
+        if [[ -z $tool_filter ]]; then
+            line="$tool: nothing left after $RESUME_FROM"
+            echo "$line"; summary+=("$line")
+            continue
+        fi
+        echo "$tool: $(tr ':' '\n' <<< "$tool_filter" | wc -l) tests left after $RESUME_FROM"
     fi
     # Shards run at once (the GPU is shared; the sanitizer's host-side work spreads over the cores):
     # SHARDS=1 keeps one process and the logs $tool.log/.xml; more write $tool.<shard>.log/.xml.

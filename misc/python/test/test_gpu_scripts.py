@@ -77,6 +77,11 @@ class GpuScriptArgumentsTest(unittest.TestCase):
         self.refused(RUN_SANITIZERS, [bundle, self.out], ["TOOLS names 'race'"], {"TOOLS": "memcheck,race"})
         self.refused(RUN_SANITIZERS, [bundle, self.out], ["SHARDS"], {"SHARDS": "0"})
 
+    def test_run_sanitizers_refuses_a_resume_folder_that_is_not_there(self):
+        bundle = os.path.join(self.tmp, "no-bundle")   # never reached
+        self.refused(RUN_SANITIZERS, [bundle, self.out], ["RESUME_FROM is not a folder", "no-run"],
+                     {"RESUME_FROM": os.path.join(self.tmp, "no-run")})
+
     def test_run_fuzz_refuses_a_count_that_is_not_a_number(self):
         self.refused(RUN_FUZZ, ["-n", "10k", self.tmp], ["-n is '10k'"])
         self.refused(RUN_FUZZ, ["-n", "0", self.tmp], ["at least 1"])
@@ -99,6 +104,108 @@ class GpuScriptArgumentsTest(unittest.TestCase):
     def test_run_gaussian_bench_refuses_an_unknown_bench_argument(self):
         # gaussian_bench --check-args judges its own arguments before NPP's or the peers' benches run.
         self.refused(RUN_GAUSSIAN_BENCH, [BUNDLE, self.out, "--only-ours"], ["'--only-ours' is not an argument here"])
+
+
+# A stand-in for the bundle's test binary: lists the tests of a fixed catalogue that match a
+# --gtest_filter of exact names or 'Case.*' patterns (after a device report that must not be taken
+# for tests), and "runs" them by printing gtest's OK lines.
+FAKE_TEST_BINARY = r"""#!/usr/bin/env bash
+catalogue="A_Case.one A_Case.two P/B_Case.sweep/0 P/B_Case.sweep/1 P/B_Case.sweep/2"
+filter=; list=0
+for a in "$@"; do
+    case $a in --gtest_filter=*) filter=${a#--gtest_filter=} ;; --gtest_list_tests) list=1 ;; esac
+done
+selected=()
+for t in $catalogue; do
+    IFS=: read -ra pats <<< "${filter%%-*}"
+    for p in "${pats[@]}"; do
+        [[ $t == $p ]] && { selected+=("$t"); break; }
+    done
+done
+if ((list)); then
+    echo "Device 0: \"Fake GPU\""
+    echo "  Compute Mode:"
+    last=
+    for t in "${selected[@]}"; do
+        c=${t%.*}.; [[ $c != "$last" ]] && echo "$c  # a comment"; last=$c
+        echo "  ${t##*.}"
+    done
+    exit 0
+fi
+echo "Note: Google Test filter = $filter"
+for t in "${selected[@]}"; do echo "[ RUN      ] $t"; echo "[       OK ] $t (1 ms)"; done
+"""
+
+FAKE_SANITIZER = r"""#!/usr/bin/env bash
+[[ ${1:-} == --version ]] && { echo "fake Version 0"; exit 0; }
+while [[ $# -gt 0 && ! -x $1 ]]; do shift; done
+"$@"; rc=$?
+echo "========= ERROR SUMMARY: 0 errors"
+exit $rc
+"""
+
+
+@unittest.skipUnless(HAS_BASH and RUN_SANITIZERS, "no bash, or no run-sanitizers.sh")
+class RunSanitizersResumeTest(unittest.TestCase):
+    """RESUME_FROM: a tool runs only the tests of its filter that an earlier run's logs of the same
+    tool do not show finished; with none left it says so and the run is clean."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cudaimage-sanitizer-resume-")
+        self.bundle = os.path.join(self.tmp, "bundle")
+        os.makedirs(os.path.join(self.bundle, "bin"))
+        for path, text in ((os.path.join(self.bundle, "bin", "opencv_test_cudaimage"), FAKE_TEST_BINARY),
+                           (os.path.join(self.tmp, "compute-sanitizer"), FAKE_SANITIZER),
+                           (os.path.join(self.bundle, "bundle-libs.sh"), "use_bundle_libraries() { :; }\n")):
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_tools(self, out, env):
+        full_env = dict(os.environ, COMPUTE_SANITIZER=os.path.join(self.tmp, "compute-sanitizer"),
+                        GTEST_FILTER="A_Case.*:P/B_Case.*")
+        full_env.update(env)
+        r = subprocess.run(["bash", RUN_SANITIZERS, self.bundle, os.path.join(self.tmp, out)], env=full_env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+        self.assertEqual(0, r.returncode, r.stdout)
+        return r.stdout
+
+    def filters_run(self, out):
+        """The tests each log of OUT was asked to run, by log name."""
+        found = {}
+        folder = os.path.join(self.tmp, out)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".log"):
+                with open(os.path.join(folder, name)) as f:
+                    for line in f:
+                        if line.startswith("Note: Google Test filter = "):
+                            found[name] = sorted(line.split(" = ", 1)[1].strip().split(":"))
+        return found
+
+    def test_only_what_did_not_finish_runs_again(self):
+        # The first run: memcheck finished two of the five tests (its log cut short by hand).
+        first = os.path.join(self.tmp, "first")
+        os.makedirs(first)
+        with open(os.path.join(first, "memcheck.0.log"), "w") as f:
+            f.write("[       OK ] A_Case.one (3 ms)\n[ RUN      ] P/B_Case.sweep/1\n"
+                    "[       OK ] P/B_Case.sweep/1 (9 ms)\n[ RUN      ] P/B_Case.sweep/2\n")
+        text = self.run_tools("second", {"TOOLS": "memcheck,synccheck", "RESUME_FROM": first})
+        self.assertIn("memcheck: 3 tests left", text)
+        self.assertIn("synccheck: 5 tests left", text)   # no synccheck logs there: all of them
+        self.assertEqual({"memcheck.log": ["A_Case.two", "P/B_Case.sweep/0", "P/B_Case.sweep/2"],
+                          "synccheck.log": ["A_Case.one", "A_Case.two", "P/B_Case.sweep/0",
+                                            "P/B_Case.sweep/1", "P/B_Case.sweep/2"]},
+                         self.filters_run("second"))
+        # Resuming from the first and second runs' union: nothing left, and a clean summary.
+        for name in os.listdir(first):
+            shutil.copy(os.path.join(first, name), os.path.join(self.tmp, "second", "memcheck.7.log"))
+        text = self.run_tools("third", {"TOOLS": "memcheck", "SHARDS": "2",
+                                        "RESUME_FROM": os.path.join(self.tmp, "second")})
+        self.assertIn("memcheck: nothing left after", text)
+        self.assertIn(": clean", text)
 
 
 if __name__ == "__main__":
