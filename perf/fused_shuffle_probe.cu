@@ -1,0 +1,377 @@
+// Probe for the small-sigma lever of perf/NOTES.md 4.8: the fused 8UC1 blur with its vertical sums
+// kept in registers and its horizontal pass fed by warp shuffles, so that a block has no shared
+// memory and no barrier (the library's fused kernel, src/paths/fused, stages the vertical sums in
+// shared memory between two barriers). Same arithmetic as the library: vertical sums by DP4A on
+// 4x4-transposed bytes against phase-shifted tap words, out of the 2^23 float bits by one FADD;
+// horizontal in FP32 with the taps scaled by 2^-16 (exact); one round-down FADD against 2^23.
+//
+// Standalone (CUDA only, no OpenCV); measures radius 1..8 with 8- and 16-row strips on a WxW 8UC1
+// image against a device-to-device copy of the same bytes, after checking every output of three
+// odd-sized images and a sample of the large one against an integer CPU reference
+// (BORDER_REPLICATE, taps of 8 fraction bits as the CPU's 8U fixed point uses):
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -v perf/fused_shuffle_probe.cu -o fused_shuffle_probe
+//   ./fused_shuffle_probe [--size 16384] [--reps 20]
+//
+// Compare its ms with `gaussian_bench --ours-only --sweep-types 8UC1` in the same call (the
+// library's fused kernel at radius 1..8). Exit status 1 if any output differs from the reference.
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(2); } } while (0)
+
+constexpr int kWarps = 4;   // warps per block: each takes its own column tile
+
+struct Taps
+{
+    uint32_t vw[4][5];      // vertical tap words, vw[ph][q] byte b = tv[4q + b - ph] (0 outside)
+    float h[17];            // horizontal taps x 2^-16
+};
+
+// Lanes of halo on each side of a warp's tile (a lane holds 4 columns).
+__host__ __device__ constexpr int haloLanes(int r) { return (r + 3) / 4; }
+// Output columns of one warp.
+__host__ __device__ constexpr int warpOutputs(int r) { return 4 * (32 - 2 * haloLanes(r)); }
+
+__device__ __forceinline__ void transpose4x4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3, uint32_t (&x)[4])
+{
+    const uint32_t t0 = __byte_perm(w0, w1, 0x5140), t1 = __byte_perm(w0, w1, 0x7362);
+    const uint32_t t2 = __byte_perm(w2, w3, 0x5140), t3 = __byte_perm(w2, w3, 0x7362);
+    x[0] = __byte_perm(t0, t2, 0x5410);
+    x[1] = __byte_perm(t0, t2, 0x7632);
+    x[2] = __byte_perm(t1, t3, 0x5410);
+    x[3] = __byte_perm(t1, t3, 0x7632);
+}
+
+// A source word that leaves the image: its columns clamped (BORDER_REPLICATE). Out of line, as the
+// library's edge loads are, so that the unrolled interior path stays small in the instruction cache.
+__device__ __noinline__ uint32_t loadWordClamped(const uint8_t* row, int x, int width)
+{
+    uint32_t w = 0;
+    for (int b = 0; b < 4; b++)
+        w |= static_cast<uint32_t>(__ldg(row + ::min(::max(x + b, 0), width - 1))) << (8 * b);
+    return w;
+}
+
+// The part of an output word inside the image (the right edge, or a row pitch not a multiple of 4).
+__device__ __noinline__ void storeWordPartial(uint8_t* out, uint32_t word, int x, int width)
+{
+    for (int c = 0; c < 4 && x + c < width; c++)
+        out[c] = static_cast<uint8_t>(word >> (8 * c));
+}
+
+// One source word (4 columns from x) of a row.
+__device__ __forceinline__ uint32_t loadWord(const uint8_t* row, int x, int width, bool inside)
+{
+    return inside ? __ldg(reinterpret_cast<const uint32_t*>(row + x)) : loadWordClamped(row, x, width);
+}
+
+template <int R, int S>
+__global__ void __launch_bounds__(32 * kWarps) shuffleBlur(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst,
+                                                         int width, int height, size_t pitch, const Taps taps)
+{
+    constexpr int H = haloLanes(R);
+    constexpr int kGroups = (S + 2 * R + 3) / 4;
+    const int lane = threadIdx.x & 31;
+    const int tile = blockIdx.x * kWarps + (threadIdx.x >> 5);
+    const int x0 = tile * warpOutputs(R) - 4 * H;          // first column this warp loads
+    if (x0 + 4 * H >= width)
+        return;                                            // a whole warp past the image: no shuffles to serve
+    const int x = x0 + 4 * lane;
+    const bool inside = x >= 0 && x + 4 <= width && (pitch & 3) == 0;
+    const bool outputs = lane >= H && lane < 32 - H && x < width;
+
+    for (int y0 = blockIdx.y * S; y0 < height; y0 += gridDim.y * S)
+    {
+        uint32_t w[4 * kGroups];
+#pragma unroll
+        for (int j = 0; j < 4 * kGroups; j++)
+        {
+            const int y = ::min(::max(y0 - R + j, 0), height - 1);
+            w[j] = j < S + 2 * R ? loadWord(src + static_cast<size_t>(y) * pitch, x, width, inside) : 0u;
+        }
+        uint32_t acc[S][4];
+#pragma unroll
+        for (int v = 0; v < S; v++)
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                acc[v][c] = 0x4B000000u;                   // the bits of 2^23: acc reads as 2^23 + sum
+#pragma unroll
+        for (int g = 0; g < kGroups; g++)
+        {
+            uint32_t t[4];
+            transpose4x4(w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3], t);
+#pragma unroll
+            for (int v = 0; v < S; v++)
+            {
+                const int ph = v & 3, q = g - (v >> 2);
+                if (q >= 0 && 4 * q - ph <= 2 * R)
+#pragma unroll
+                    for (int c = 0; c < 4; c++)
+                        acc[v][c] = __dp4a(t[c], taps.vw[ph][q], acc[v][c]);
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < S; v++)
+        {
+            const int y = y0 + v;
+            float f[4];
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                f[c] = __uint_as_float(acc[v][c]) - 8388608.0f;
+            // win[R + d] is column x + d, d = -R .. 3 + R: lane + floor(d / 4)'s element d mod 4.
+            float win[4 + 2 * R];
+#pragma unroll
+            for (int d = -R; d < 4 + R; d++)
+            {
+                const int e = ((d % 4) + 4) % 4;
+                if (d < 0)
+                    win[R + d] = __shfl_up_sync(0xffffffffu, f[e], (3 - d) / 4);
+                else if (d >= 4)
+                    win[R + d] = __shfl_down_sync(0xffffffffu, f[e], d / 4);
+                else
+                    win[R + d] = f[d];
+            }
+            uint32_t word = 0;
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+            {
+                float s = 0.5f;
+#pragma unroll
+                for (int k = 0; k <= 2 * R; k++)
+                    s = fmaf(taps.h[k], win[c + k], s);
+                word |= (__float_as_uint(__fadd_rd(s, 8388608.0f)) & 0xffu) << (8 * c);
+            }
+            if (outputs && y < height)
+            {
+                uint8_t* out = dst + static_cast<size_t>(y) * pitch + x;
+                if (x + 4 <= width && (pitch & 3) == 0)
+                    *reinterpret_cast<uint32_t*>(out) = word;
+                else
+                    storeWordPartial(out, word, x, width);
+            }
+        }
+    }
+}
+
+// ---- host ---------------------------------------------------------------------------------------
+
+// Integer taps of 8 fraction bits summing to 256 (a rounded Gaussian, the centre taking the rest).
+static std::vector<int> fixedTaps(int r)
+{
+    const double sigma = std::max(0.3, r / 3.0);
+    std::vector<double> g(2 * r + 1);
+    double sum = 0;
+    for (int k = -r; k <= r; k++)
+        sum += g[k + r] = std::exp(-0.5 * k * k / (sigma * sigma));
+    std::vector<int> t(2 * r + 1);
+    int total = 0;
+    for (int k = 0; k <= 2 * r; k++)
+        total += t[k] = static_cast<int>(std::lround(256.0 * g[k] / sum));
+    t[r] += 256 - total;
+    return t;
+}
+
+static Taps packTaps(const std::vector<int>& tv, const std::vector<int>& th)
+{
+    Taps p{};
+    const int n = static_cast<int>(tv.size());
+    for (int ph = 0; ph < 4; ph++)
+        for (int q = 0; q < 5; q++)
+            for (int b = 0; b < 4; b++)
+            {
+                const int j = 4 * q + b - ph;
+                if (j >= 0 && j < n)
+                    p.vw[ph][q] |= static_cast<uint32_t>(tv[j]) << (8 * b);
+            }
+    for (int k = 0; k < static_cast<int>(th.size()); k++)
+        p.h[k] = std::ldexp(static_cast<float>(th[k]), -16);
+    return p;
+}
+
+static uint8_t reference(const std::vector<uint8_t>& img, int w, int h, size_t pitch, const std::vector<int>& t, int x, int y)
+{
+    const int r = static_cast<int>(t.size()) / 2;
+    int64_t s = 0;
+    for (int j = -r; j <= r; j++)
+    {
+        const uint8_t* row = img.data() + static_cast<size_t>(std::min(std::max(y + j, 0), h - 1)) * pitch;
+        int64_t rowSum = 0;
+        for (int k = -r; k <= r; k++)
+            rowSum += t[k + r] * row[std::min(std::max(x + k, 0), w - 1)];
+        s += t[j + r] * rowSum;
+    }
+    return static_cast<uint8_t>((s + 32768) >> 16);
+}
+
+template <int R, int S>
+static void launch(const uint8_t* src, uint8_t* dst, int w, int h, size_t pitch, const Taps& taps, cudaStream_t st)
+{
+    const int tiles = (w + warpOutputs(R) - 1) / warpOutputs(R);
+    const dim3 grid((tiles + kWarps - 1) / kWarps, std::min((h + S - 1) / S, 65535));
+    shuffleBlur<R, S><<<grid, 32 * kWarps, 0, st>>>(src, dst, w, h, pitch, taps);
+}
+
+typedef void (*LaunchFn)(const uint8_t*, uint8_t*, int, int, size_t, const Taps&, cudaStream_t);
+template <int R> static LaunchFn pick(int rows) { return rows == 8 ? launch<R, 8> : launch<R, 16>; }
+static LaunchFn launcher(int r, int rows)
+{
+    switch (r)
+    {
+    case 1: return pick<1>(rows); case 2: return pick<2>(rows); case 3: return pick<3>(rows); case 4: return pick<4>(rows);
+    case 5: return pick<5>(rows); case 6: return pick<6>(rows); case 7: return pick<7>(rows); default: return pick<8>(rows);
+    }
+}
+
+// Runs the probe on a w x h image; checks every output (sample > 0: that many random ones and the
+// border rows and columns) and returns the median ms of reps calls (0 when reps is 0).
+static double run(int w, int h, int r, int rows, int reps, long sample, bool& exact)
+{
+    const size_t pitch = (static_cast<size_t>(w) + 3) & ~size_t(3);
+    std::vector<uint8_t> img(pitch * h);
+    std::mt19937 gen(1234 + w + r);
+    for (size_t i = 0; i + 4 <= img.size(); i += 4)
+    {
+        const uint32_t v = gen();
+        std::memcpy(&img[i], &v, 4);
+    }
+    const std::vector<int> t = fixedTaps(r);
+    const Taps taps = packTaps(t, t);
+    uint8_t *dSrc, *dDst;
+    CHECK(cudaMalloc(&dSrc, img.size()));
+    CHECK(cudaMalloc(&dDst, img.size()));
+    CHECK(cudaMemcpy(dSrc, img.data(), img.size(), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dDst, 0xA5, img.size()));
+    const LaunchFn fn = launcher(r, rows);
+    fn(dSrc, dDst, w, h, pitch, taps, 0);
+    CHECK(cudaGetLastError());
+    std::vector<uint8_t> out(img.size());
+    CHECK(cudaMemcpy(out.data(), dDst, out.size(), cudaMemcpyDeviceToHost));
+    long bad = 0;
+    auto check = [&](int x, int y) {
+        if (out[static_cast<size_t>(y) * pitch + x] != reference(img, w, h, pitch, t, x, y) && bad++ < 5)
+            std::printf("  differs: %dx%d r=%d rows=%d at (%d, %d): %d, reference %d\n", w, h, r, rows, x, y,
+                        out[static_cast<size_t>(y) * pitch + x], reference(img, w, h, pitch, t, x, y));
+    };
+    if (sample == 0)
+    {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                check(x, y);
+    }
+    else
+    {
+        for (long i = 0; i < sample; i++)
+            check(static_cast<int>(gen() % w), static_cast<int>(gen() % h));
+        for (int x = 0; x < w; x += 7) { check(x, 0); check(x, h - 1); }
+        for (int y = 0; y < h; y += 7) { check(0, y); check(w - 1, y); }
+    }
+    exact = exact && bad == 0;
+    double ms = 0;
+    if (reps > 0)
+    {
+        cudaEvent_t a, b;
+        CHECK(cudaEventCreate(&a));
+        CHECK(cudaEventCreate(&b));
+        std::vector<float> times;
+        for (int i = 0; i < reps + 3; i++)
+        {
+            CHECK(cudaEventRecord(a));
+            fn(dSrc, dDst, w, h, pitch, taps, 0);
+            CHECK(cudaEventRecord(b));
+            CHECK(cudaEventSynchronize(b));
+            float t_ = 0;
+            CHECK(cudaEventElapsedTime(&t_, a, b));
+            if (i >= 3)
+                times.push_back(t_);
+        }
+        std::sort(times.begin(), times.end());
+        ms = times[times.size() / 2];
+        CHECK(cudaEventDestroy(a));
+        CHECK(cudaEventDestroy(b));
+    }
+    CHECK(cudaFree(dSrc));
+    CHECK(cudaFree(dDst));
+    return ms;
+}
+
+static double copyMs(size_t bytes, int reps)
+{
+    void *a, *b;
+    CHECK(cudaMalloc(&a, bytes));
+    CHECK(cudaMalloc(&b, bytes));
+    CHECK(cudaMemset(a, 0x5A, bytes));
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    std::vector<float> times;
+    for (int i = 0; i < reps + 3; i++)
+    {
+        CHECK(cudaEventRecord(e0));
+        CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
+        float t = 0;
+        CHECK(cudaEventElapsedTime(&t, e0, e1));
+        if (i >= 3)
+            times.push_back(t);
+    }
+    std::sort(times.begin(), times.end());
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+    return times[times.size() / 2];
+}
+
+int main(int argc, char** argv)
+{
+    int size = 16384, reps = 20;
+    for (int i = 1; i < argc; i++)
+    {
+        const std::string a = argv[i];
+        if ((a == "--size" || a == "--reps") && i + 1 < argc)
+            (a == "--size" ? size : reps) = std::atoi(argv[++i]);
+        else
+        {
+            std::fprintf(stderr, "usage: %s [--size N] [--reps N]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (size < 64 || reps < 1)
+    {
+        std::fprintf(stderr, "--size is at least 64 and --reps at least 1\n");
+        return 2;
+    }
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    bool exact = true;
+    // Every output of odd sizes (tiles cut by the right edge, a narrow image, a short one).
+    const int sizes[][2] = {{997, 1013}, {37, 113}, {1920, 5}};
+    for (int r = 1; r <= 8; r++)
+        for (int rows : {8, 16})
+            for (const auto& s : sizes)
+                run(s[0], s[1], r, rows, 0, 0, exact);
+    std::printf("exactness, every output of 997x1013, 37x113, 1920x5, radius 1..8, 8- and 16-row strips: %s\n",
+                exact ? "identical to the reference" : "DIFFERS");
+    const double copy = copyMs(static_cast<size_t>(size) * size, reps);
+    std::printf("%s, %dx%d 8UC1, BORDER_REPLICATE, median of %d calls; copy %.3f ms (%.0f GB/s)\n", prop.name, size, size,
+                reps, copy, 2.0 * size * size / copy / 1e6);
+    std::printf("| radius | rows | ms | %% of copy |\n|---|---|---|---|\n");
+    for (int r = 1; r <= 8; r++)
+        for (int rows : {8, 16})
+        {
+            const double ms = run(size, size, r, rows, reps, 1000000, exact);
+            std::printf("| %d | %d | %.3f | %.1f %% |\n", r, rows, ms, 100.0 * copy / ms);
+        }
+    std::printf("exactness, 10^6 random outputs and the border rows and columns of each large image: %s\n",
+                exact ? "identical" : "DIFFERS");
+    return exact ? 0 : 1;
+}
