@@ -6,6 +6,11 @@
 #
 #   scripts/ci/compile-archs.sh                  # CMAKE_CUDA_ARCHITECTURES "75;80;86;89;90"
 #   CUDAIMAGE_ARCHS="80;90" scripts/ci/compile-archs.sh
+#   CUDAIMAGE_ARCHS_FORCE=1 scripts/ci/compile-archs.sh   # compile even if nothing changed
+#
+# A check that passed is not repeated while its inputs are unchanged (the contents of src/ and
+# include/, the flags' CMake file, these scripts, nvcc's version and the OpenCV headers' path, per
+# architecture list): it prints the summary it kept (build-archs/checked-<archs>.summary) instead.
 #
 # The nvcc options are the library's own, read from cmake/cudaimage_sources.cmake. Needs OpenCV's
 # headers (the cached build's install: scripts/build/build-opencv.sh). Output:
@@ -19,6 +24,25 @@ mkdir -p "$out"
 
 include=$(ls -d "$OPENCV_INSTALL"/include/opencv[45] 2>/dev/null | head -1)
 [[ -n $include ]] || die "no OpenCV headers in $OPENCV_INSTALL: run scripts/build/build-opencv.sh first"
+
+# What the check depends on, as one hash; a passed check leaves it in checked-<archs>.stamp.
+inputs_hash() {
+    {
+        (cd "$CUDAIMAGE_REPO" && find src include -type f -print0 | sort -z | xargs -0 sha256sum)
+        (cd "$CUDAIMAGE_REPO" && sha256sum cmake/cudaimage_sources.cmake scripts/ci/compile-archs.sh \
+            scripts/ci/path_shared_memory.cpp scripts/ci/ptxas_summary.py)
+        "$CUDA_HOME/bin/nvcc" --version
+        echo "$include $archs"
+    } | sha256sum | cut -d' ' -f1
+}
+checked="$out/checked-${archs//;/_}"
+hash=$(inputs_hash)
+if [[ -z ${CUDAIMAGE_ARCHS_FORCE:-} && -f $checked.stamp && -f $checked.summary && $(cat "$checked.stamp") == "$hash" ]]; then
+    echo "compile-archs.sh: sm ${archs//;/, } unchanged since the check that passed (CUDAIMAGE_ARCHS_FORCE=1 compiles again); its summary:"
+    sed -n "1,/^$/p" "$checked.summary"
+    exit 0
+fi
+rm -f "$checked.stamp"
 gencode=()
 for a in ${archs//;/ }; do gencode+=("--generate-code=arch=compute_$a,code=sm_$a"); done
 # The nvcc options of our CUDA code from their one source, cmake/cudaimage_sources.cmake
@@ -63,3 +87,5 @@ g++ -std=c++17 -I"$CUDAIMAGE_REPO/src" -isystem "$include" -isystem "$CUDA_HOME/
 "$out/path_shared_memory" > "$out/shared_memory.txt"
 "$PYTHON_SYSTEM" "$CUDAIMAGE_REPO/scripts/ci/ptxas_summary.py" "$out" "$archs" "$out/shared_memory.txt" | tee "$out/summary.txt"
 echo "compile-archs.sh: $(( $(date +%s) - t0 )) s for sm ${archs//;/, }"
+cp "$out/summary.txt" "$checked.summary"
+echo "$hash" > "$checked.stamp"
