@@ -25,6 +25,10 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "../src/cuda/dp4a_column_sums.cuh"   // the library's DP4A vertical sums (no OpenCV needed)
+
+using cv::cuda::gaussian::fused::dp4aColumnSums;
+using cv::cuda::gaussian::fused::kDp4aBias;
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(2); } } while (0)
@@ -41,16 +45,6 @@ struct Taps
 __host__ __device__ constexpr int haloLanes(int r) { return (r + 3) / 4; }
 // Output columns of one warp.
 __host__ __device__ constexpr int warpOutputs(int r) { return 4 * (32 - 2 * haloLanes(r)); }
-
-__device__ __forceinline__ void transpose4x4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3, uint32_t (&x)[4])
-{
-    const uint32_t t0 = __byte_perm(w0, w1, 0x5140), t1 = __byte_perm(w0, w1, 0x7362);
-    const uint32_t t2 = __byte_perm(w2, w3, 0x5140), t3 = __byte_perm(w2, w3, 0x7362);
-    x[0] = __byte_perm(t0, t2, 0x5410);
-    x[1] = __byte_perm(t0, t2, 0x7632);
-    x[2] = __byte_perm(t1, t3, 0x5410);
-    x[3] = __byte_perm(t1, t3, 0x7632);
-}
 
 // A source word that leaves the image: its columns clamped (BORDER_REPLICATE). Out of line, as the
 // library's edge loads are, so that the unrolled interior path stays small in the instruction cache.
@@ -104,22 +98,8 @@ __global__ void __launch_bounds__(32 * kWarps) shuffleBlur(const uint8_t* __rest
         for (int v = 0; v < S; v++)
 #pragma unroll
             for (int c = 0; c < 4; c++)
-                acc[v][c] = 0x4B000000u;                   // the bits of 2^23: acc reads as 2^23 + sum
-#pragma unroll
-        for (int g = 0; g < kGroups; g++)
-        {
-            uint32_t t[4];
-            transpose4x4(w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3], t);
-#pragma unroll
-            for (int v = 0; v < S; v++)
-            {
-                const int ph = v & 3, q = g - (v >> 2);
-                if (q >= 0 && 4 * q - ph <= 2 * R)
-#pragma unroll
-                    for (int c = 0; c < 4; c++)
-                        acc[v][c] = __dp4a(t[c], taps.vw[ph][q], acc[v][c]);
-            }
-        }
+                acc[v][c] = kDp4aBias;                     // acc reads as the float 2^23 + sum
+        dp4aColumnSums<S, R>(w, taps.vw, acc);
 #pragma unroll
         for (int v = 0; v < S; v++)
         {
@@ -232,6 +212,32 @@ static LaunchFn launcher(int r, int rows)
     }
 }
 
+// The median ms of reps calls of work (on the default stream, CUDA events), after 3 untimed ones.
+template <class F>
+static double medianMs(F work, int reps)
+{
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    std::vector<float> times;
+    for (int i = 0; i < reps + 3; i++)
+    {
+        CHECK(cudaEventRecord(a));
+        work();
+        CHECK(cudaEventRecord(b));
+        CHECK(cudaEventSynchronize(b));
+        float t = 0;
+        CHECK(cudaEventElapsedTime(&t, a, b));
+        if (i >= 3)
+            times.push_back(t);
+    }
+    CHECK(cudaGetLastError());
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
 // Runs the probe on a w x h image; checks every output (sample > 0: that many random ones and the
 // border rows and columns) and returns the median ms of reps calls (0 when reps is 0).
 static double run(int w, int h, int r, int rows, int reps, long sample, bool& exact)
@@ -276,29 +282,7 @@ static double run(int w, int h, int r, int rows, int reps, long sample, bool& ex
         for (int y = 0; y < h; y += 7) { check(0, y); check(w - 1, y); }
     }
     exact = exact && bad == 0;
-    double ms = 0;
-    if (reps > 0)
-    {
-        cudaEvent_t a, b;
-        CHECK(cudaEventCreate(&a));
-        CHECK(cudaEventCreate(&b));
-        std::vector<float> times;
-        for (int i = 0; i < reps + 3; i++)
-        {
-            CHECK(cudaEventRecord(a));
-            fn(dSrc, dDst, w, h, pitch, taps, 0);
-            CHECK(cudaEventRecord(b));
-            CHECK(cudaEventSynchronize(b));
-            float t_ = 0;
-            CHECK(cudaEventElapsedTime(&t_, a, b));
-            if (i >= 3)
-                times.push_back(t_);
-        }
-        std::sort(times.begin(), times.end());
-        ms = times[times.size() / 2];
-        CHECK(cudaEventDestroy(a));
-        CHECK(cudaEventDestroy(b));
-    }
+    const double ms = reps > 0 ? medianMs([&] { fn(dSrc, dDst, w, h, pitch, taps, 0); }, reps) : 0.0;
     CHECK(cudaFree(dSrc));
     CHECK(cudaFree(dDst));
     return ms;
@@ -310,25 +294,10 @@ static double copyMs(size_t bytes, int reps)
     CHECK(cudaMalloc(&a, bytes));
     CHECK(cudaMalloc(&b, bytes));
     CHECK(cudaMemset(a, 0x5A, bytes));
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    std::vector<float> times;
-    for (int i = 0; i < reps + 3; i++)
-    {
-        CHECK(cudaEventRecord(e0));
-        CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-        CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
-        float t = 0;
-        CHECK(cudaEventElapsedTime(&t, e0, e1));
-        if (i >= 3)
-            times.push_back(t);
-    }
-    std::sort(times.begin(), times.end());
+    const double ms = medianMs([&] { CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); }, reps);
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));
-    return times[times.size() / 2];
+    return ms;
 }
 
 int main(int argc, char** argv)

@@ -1,6 +1,6 @@
 // Device helpers shared by the single-kernel Gaussian paths (src/paths/fused: radius <= 8 as a
 // template parameter; src/paths/fused_large: larger radii at run time; src/paths/tensor_core): vector loads of four source
-// elements with border mapping at the image edges, the 4x4 byte transpose for DP4A, and the stores
+// elements with border mapping at the image edges (the 4x4 byte transpose and the DP4A sums: dp4a_column_sums.cuh), and the stores
 // of one item of consecutive outputs. Per-depth types and rounding: gaussian_depth.cuh.
 #ifndef CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
 #define CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
@@ -15,6 +15,7 @@
 #include "../gaussian_tile.hpp"
 #include "../gaussian_blur_call.hpp"
 #include "border.hpp"
+#include "dp4a_column_sums.cuh"
 #include "gaussian_depth.cuh"
 
 namespace cv { namespace cuda { namespace gaussian { namespace fused {
@@ -151,17 +152,6 @@ __device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool
         x[i] = f.v[i];
 }
 
-// 4x4 byte transpose: in w_r byte c = row r, column c; out x[c] byte r = row r, column c.
-__device__ __forceinline__ void transpose4x4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3, uint32_t (&x)[4])
-{
-    const uint32_t t0 = __byte_perm(w0, w1, 0x5140), t1 = __byte_perm(w0, w1, 0x7362);
-    const uint32_t t2 = __byte_perm(w2, w3, 0x5140), t3 = __byte_perm(w2, w3, 0x7362);
-    x[0] = __byte_perm(t0, t2, 0x5410);
-    x[1] = __byte_perm(t0, t2, 0x7632);
-    x[2] = __byte_perm(t1, t3, 0x5410);
-    x[3] = __byte_perm(t1, t3, 0x7632);
-}
-
 // Byte `byteIndex` (0: low, 1: high) of each of four values, as one word (byte c = value c): 3 PRMT.
 __device__ __forceinline__ uint32_t packByte(uint32_t s0, uint32_t s1, uint32_t s2, uint32_t s3, int byteIndex)
 {
@@ -170,9 +160,6 @@ __device__ __forceinline__ uint32_t packByte(uint32_t s0, uint32_t s1, uint32_t 
 }
 
 // ---- the vertical pass's accumulators and its results in shared memory --------------------------
-
-// 8U vertical sums start at the float bits of 2^23: a sum below 2^16 lands in the mantissa.
-constexpr uint32_t kDp4aBias = 0x4B000000u;
 
 template <int kRows, class T>
 __device__ __forceinline__ void fillAcc(T (&acc)[kRows][4], T value)

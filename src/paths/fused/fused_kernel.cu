@@ -126,21 +126,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                 }
                 uint32_t acc[kRows][4];
                 fillAcc(acc, kDp4aBias);
-    #pragma unroll
-                for (int g = 0; g < kGroups; g++)
-                {
-                    uint32_t x[4];
-                    transpose4x4(w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3], x);
-    #pragma unroll
-                    for (int v = 0; v < kRows; v++)
-                    {
-                        const int ph = v & 3, q = g - (v >> 2);
-                        if (q >= 0 && 4 * q - ph <= 2 * R)
-    #pragma unroll
-                            for (int c = 0; c < 4; c++)
-                                acc[v][c] = __dp4a(x[c], taps.vw[ph][q], acc[v][c]);
-                    }
-                }
+                dp4aColumnSums<kRows, R>(w, taps.vw, acc);
                 storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
             }
             else
