@@ -5,6 +5,11 @@
 // 4x4-transposed bytes against phase-shifted tap words, out of the 2^23 float bits by one FADD;
 // horizontal in FP32 with the taps scaled by 2^-16 (exact); one round-down FADD against 2^23.
 //
+// Two ways to shuffle: one vertical sum per shuffle (2R per row), or two (each sum is below 2^16, so
+// a pair travels as the low half-words of their biased float bits: 2 ceil(R / 2) per row, with a
+// PRMT to pack and a PRMT and FADD to unpack each neighbour), since SHFL issues at a quarter of the
+// FFMA rate on sm_90 and is the cost that grows with the radius (perf/NOTES.md 4.8).
+//
 // Standalone (CUDA only, no OpenCV); measures radius 1..8 with 8- and 16-row strips on a WxW 8UC1
 // image against a device-to-device copy of the same bytes, after checking every output of three
 // odd-sized images and a sample of the large one against an integer CPU reference
@@ -69,7 +74,15 @@ __device__ __forceinline__ uint32_t loadWord(const uint8_t* row, int x, int widt
     return inside ? __ldg(reinterpret_cast<const uint32_t*>(row + x)) : loadWordClamped(row, x, width);
 }
 
-template <int R, int S>
+// A vertical sum out of its 2^23-biased float bits, given as the half-word `half` of a packed word.
+__device__ __forceinline__ float unpackSum(uint32_t packed, int half)
+{
+    return __uint_as_float(__byte_perm(packed, kDp4aBias, half ? 0x7632 : 0x7610)) - 8388608.0f;
+}
+
+// Packed: a neighbour's vertical sums travel two to a shuffle (each below 2^16: the low half-word of
+// its biased float bits is the exact sum), so a row takes 2 ceil(R / 2) shuffles instead of 2R.
+template <int R, int S, bool Packed>
 __global__ void __launch_bounds__(32 * kWarps) shuffleBlur(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst,
                                                          int width, int height, size_t pitch, const Taps taps)
 {
@@ -110,16 +123,26 @@ __global__ void __launch_bounds__(32 * kWarps) shuffleBlur(const uint8_t* __rest
                 f[c] = __uint_as_float(acc[v][c]) - 8388608.0f;
             // win[R + d] is column x + d, d = -R .. 3 + R: lane + floor(d / 4)'s element d mod 4.
             float win[4 + 2 * R];
+            // Packed: pair words of columns (0, 1) and (2, 3); a pair is shuffled where the window
+            // enters it (an even column, or the window's first), its second column reuses it.
+            const uint32_t pair[2] = {__byte_perm(acc[v][0], acc[v][1], 0x5410), __byte_perm(acc[v][2], acc[v][3], 0x5410)};
+            uint32_t got = 0;
 #pragma unroll
             for (int d = -R; d < 4 + R; d++)
             {
                 const int e = ((d % 4) + 4) % 4;
-                if (d < 0)
-                    win[R + d] = __shfl_up_sync(0xffffffffu, f[e], (3 - d) / 4);
-                else if (d >= 4)
-                    win[R + d] = __shfl_down_sync(0xffffffffu, f[e], d / 4);
-                else
+                if (d >= 0 && d < 4)
                     win[R + d] = f[d];
+                else if (!Packed)
+                    win[R + d] = d < 0 ? __shfl_up_sync(0xffffffffu, f[e], (3 - d) / 4)
+                                       : __shfl_down_sync(0xffffffffu, f[e], d / 4);
+                else
+                {
+                    if (d == -R || d == 4 || (e & 1) == 0)
+                        got = d < 0 ? __shfl_up_sync(0xffffffffu, pair[e >> 1], (3 - d) / 4)
+                                    : __shfl_down_sync(0xffffffffu, pair[e >> 1], d / 4);
+                    win[R + d] = unpackSum(got, e & 1);
+                }
             }
             uint32_t word = 0;
 #pragma unroll
@@ -193,22 +216,28 @@ static uint8_t reference(const std::vector<uint8_t>& img, int w, int h, size_t p
     return static_cast<uint8_t>((s + 32768) >> 16);
 }
 
-template <int R, int S>
+template <int R, int S, bool Packed>
 static void launch(const uint8_t* src, uint8_t* dst, int w, int h, size_t pitch, const Taps& taps, cudaStream_t st)
 {
     const int tiles = (w + warpOutputs(R) - 1) / warpOutputs(R);
     const dim3 grid((tiles + kWarps - 1) / kWarps, std::min((h + S - 1) / S, 65535));
-    shuffleBlur<R, S><<<grid, 32 * kWarps, 0, st>>>(src, dst, w, h, pitch, taps);
+    shuffleBlur<R, S, Packed><<<grid, 32 * kWarps, 0, st>>>(src, dst, w, h, pitch, taps);
 }
 
 typedef void (*LaunchFn)(const uint8_t*, uint8_t*, int, int, size_t, const Taps&, cudaStream_t);
-template <int R> static LaunchFn pick(int rows) { return rows == 8 ? launch<R, 8> : launch<R, 16>; }
-static LaunchFn launcher(int r, int rows)
+template <int R> static LaunchFn pick(int rows, bool packed)
+{
+    if (packed)
+        return rows == 8 ? launch<R, 8, true> : launch<R, 16, true>;
+    return rows == 8 ? launch<R, 8, false> : launch<R, 16, false>;
+}
+static LaunchFn launcher(int r, int rows, bool packed)
 {
     switch (r)
     {
-    case 1: return pick<1>(rows); case 2: return pick<2>(rows); case 3: return pick<3>(rows); case 4: return pick<4>(rows);
-    case 5: return pick<5>(rows); case 6: return pick<6>(rows); case 7: return pick<7>(rows); default: return pick<8>(rows);
+    case 1: return pick<1>(rows, packed); case 2: return pick<2>(rows, packed); case 3: return pick<3>(rows, packed);
+    case 4: return pick<4>(rows, packed); case 5: return pick<5>(rows, packed); case 6: return pick<6>(rows, packed);
+    case 7: return pick<7>(rows, packed); default: return pick<8>(rows, packed);
     }
 }
 
@@ -240,7 +269,7 @@ static double medianMs(F work, int reps)
 
 // Runs the probe on a w x h image; checks every output (sample > 0: that many random ones and the
 // border rows and columns) and returns the median ms of reps calls (0 when reps is 0).
-static double run(int w, int h, int r, int rows, int reps, long sample, bool& exact)
+static double run(int w, int h, int r, int rows, bool packed, int reps, long sample, bool& exact)
 {
     const size_t pitch = (static_cast<size_t>(w) + 3) & ~size_t(3);
     std::vector<uint8_t> img(pitch * h);
@@ -257,7 +286,7 @@ static double run(int w, int h, int r, int rows, int reps, long sample, bool& ex
     CHECK(cudaMalloc(&dDst, img.size()));
     CHECK(cudaMemcpy(dSrc, img.data(), img.size(), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(dDst, 0xA5, img.size()));
-    const LaunchFn fn = launcher(r, rows);
+    const LaunchFn fn = launcher(r, rows, packed);
     fn(dSrc, dDst, w, h, pitch, taps, 0);
     CHECK(cudaGetLastError());
     std::vector<uint8_t> out(img.size());
@@ -265,7 +294,7 @@ static double run(int w, int h, int r, int rows, int reps, long sample, bool& ex
     long bad = 0;
     auto check = [&](int x, int y) {
         if (out[static_cast<size_t>(y) * pitch + x] != reference(img, w, h, pitch, t, x, y) && bad++ < 5)
-            std::printf("  differs: %dx%d r=%d rows=%d at (%d, %d): %d, reference %d\n", w, h, r, rows, x, y,
+            std::printf("  differs: %dx%d r=%d rows=%d%s at (%d, %d): %d, reference %d\n", w, h, r, rows, packed ? " packed" : "", x, y,
                         out[static_cast<size_t>(y) * pitch + x], reference(img, w, h, pitch, t, x, y));
     };
     if (sample == 0)
@@ -326,20 +355,22 @@ int main(int argc, char** argv)
     const int sizes[][2] = {{997, 1013}, {37, 113}, {1920, 5}};
     for (int r = 1; r <= 8; r++)
         for (int rows : {8, 16})
-            for (const auto& s : sizes)
-                run(s[0], s[1], r, rows, 0, 0, exact);
-    std::printf("exactness, every output of 997x1013, 37x113, 1920x5, radius 1..8, 8- and 16-row strips: %s\n",
-                exact ? "identical to the reference" : "DIFFERS");
+            for (bool packed : {false, true})
+                for (const auto& s : sizes)
+                    run(s[0], s[1], r, rows, packed, 0, 0, exact);
+    std::printf("exactness, every output of 997x1013, 37x113, 1920x5, radius 1..8, 8- and 16-row strips, one and two sums "
+                "per shuffle: %s\n", exact ? "identical to the reference" : "DIFFERS");
     const double copy = copyMs(static_cast<size_t>(size) * size, reps);
     std::printf("%s, %dx%d 8UC1, BORDER_REPLICATE, median of %d calls; copy %.3f ms (%.0f GB/s)\n", prop.name, size, size,
                 reps, copy, 2.0 * size * size / copy / 1e6);
-    std::printf("| radius | rows | ms | %% of copy |\n|---|---|---|---|\n");
+    std::printf("| radius | rows | sums per shuffle | ms | %% of copy |\n|---|---|---|---|---|\n");
     for (int r = 1; r <= 8; r++)
         for (int rows : {8, 16})
-        {
-            const double ms = run(size, size, r, rows, reps, 1000000, exact);
-            std::printf("| %d | %d | %.3f | %.1f %% |\n", r, rows, ms, 100.0 * copy / ms);
-        }
+            for (bool packed : {false, true})
+            {
+                const double ms = run(size, size, r, rows, packed, reps, 1000000, exact);
+                std::printf("| %d | %d | %d | %.3f | %.1f %% |\n", r, rows, packed ? 2 : 1, ms, 100.0 * copy / ms);
+            }
     std::printf("exactness, 10^6 random outputs and the border rows and columns of each large image: %s\n",
                 exact ? "identical" : "DIFFERS");
     return exact ? 0 : 1;
