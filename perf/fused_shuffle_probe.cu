@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(32 * kWarps) shuffleBlur(const uint8_t* __rest
                                        : __shfl_down_sync(0xffffffffu, f[e], d / 4);
                 else
                 {
-                    if (d == -R || d == 4 || (e & 1) == 0)
+                    if (d == -R || (e & 1) == 0)
                         got = d < 0 ? __shfl_up_sync(0xffffffffu, pair[e >> 1], (3 - d) / 4)
                                     : __shfl_down_sync(0xffffffffu, pair[e >> 1], d / 4);
                     win[R + d] = unpackSum(got, e & 1);
