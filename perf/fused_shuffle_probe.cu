@@ -5,12 +5,14 @@
 // 4x4-transposed bytes against phase-shifted tap words, out of the 2^23 float bits by one FADD;
 // horizontal in FP32 with the taps scaled by 2^-16 (exact); one round-down FADD against 2^23.
 //
-// Two ways to shuffle: one vertical sum per shuffle (2R per row), or two (each sum is below 2^16, so
-// a pair travels as the low half-words of their biased float bits: 2 ceil(R / 2) per row, with a
-// PRMT to pack and a PRMT and FADD to unpack each neighbour), since SHFL issues at a quarter of the
-// FFMA rate on sm_90 and is the cost that grows with the radius (perf/NOTES.md 4.8).
+// SHFL issues at a quarter of the FFMA rate on sm_90 and is the cost that grows with the radius
+// (perf/NOTES.md 4.8), so the probe measures ways to need fewer per output: 4 or 8 columns per lane
+// (8: half the shuffles per output, one halo lane a side up to radius 8), and one or two vertical
+// sums per shuffle (each sum is below 2^16, so a pair travels as the low half-words of their biased
+// float bits: 2 ceil(R / 2) shuffles per row instead of 2R, with a PRMT to pack and a PRMT and an
+// FADD to unpack each neighbour); strips of 8 and 16 rows for 4 columns, 4 and 8 rows for 8.
 //
-// Standalone (CUDA only, no OpenCV); measures radius 1..8 with 8- and 16-row strips on a WxW 8UC1
+// Standalone (CUDA only, no OpenCV); measures radius 1..8, every way, on a WxW 8UC1
 // image against a device-to-device copy of the same bytes, after checking every output of three
 // odd-sized images and a sample of the large one against an integer CPU reference
 // (BORDER_REPLICATE, taps of 8 fraction bits as the CPU's 8U fixed point uses):
@@ -46,10 +48,10 @@ struct Taps
     float h[17];            // horizontal taps x 2^-16
 };
 
-// Lanes of halo on each side of a warp's tile (a lane holds 4 columns).
-__host__ __device__ constexpr int haloLanes(int r) { return (r + 3) / 4; }
+// Lanes of halo on each side of a warp's tile, a lane holding `cols` columns (4 or 8).
+__host__ __device__ constexpr int haloLanes(int r, int cols) { return (r + cols - 1) / cols; }
 // Output columns of one warp.
-__host__ __device__ constexpr int warpOutputs(int r) { return 4 * (32 - 2 * haloLanes(r)); }
+__host__ __device__ constexpr int warpOutputs(int r, int cols) { return cols * (32 - 2 * haloLanes(r, cols)); }
 
 // A source word that leaves the image: its columns clamped (BORDER_REPLICATE). Out of line, as the
 // library's edge loads are, so that the unrolled interior path stays small in the instruction cache.
@@ -68,10 +70,22 @@ __device__ __noinline__ void storeWordPartial(uint8_t* out, uint32_t word, int x
         out[c] = static_cast<uint8_t>(word >> (8 * c));
 }
 
-// One source word (4 columns from x) of a row.
-__device__ __forceinline__ uint32_t loadWord(const uint8_t* row, int x, int width, bool inside)
+// A lane's kWords source words (4 columns each, from x) of a row: one 4- or 8-byte load inside.
+template <int kWords>
+__device__ __forceinline__ void loadWords(const uint8_t* row, int x, int width, bool inside, uint32_t (&w)[kWords])
 {
-    return inside ? __ldg(reinterpret_cast<const uint32_t*>(row + x)) : loadWordClamped(row, x, width);
+    if (inside && kWords == 2)
+    {
+        const uint2 v = __ldg(reinterpret_cast<const uint2*>(row + x));
+        w[0] = v.x;
+        w[kWords - 1] = v.y;
+    }
+    else if (inside)
+        w[0] = __ldg(reinterpret_cast<const uint32_t*>(row + x));
+    else
+#pragma unroll
+        for (int i = 0; i < kWords; i++)
+            w[i] = loadWordClamped(row, x + 4 * i, width);
 }
 
 // A vertical sum out of its 2^23-biased float bits, given as the half-word `half` of a packed word.
@@ -80,87 +94,111 @@ __device__ __forceinline__ float unpackSum(uint32_t packed, int half)
     return __uint_as_float(__byte_perm(packed, kDp4aBias, half ? 0x7632 : 0x7610)) - 8388608.0f;
 }
 
-// Packed: a neighbour's vertical sums travel two to a shuffle (each below 2^16: the low half-word of
-// its biased float bits is the exact sum), so a row takes 2 ceil(R / 2) shuffles instead of 2R.
-template <int R, int S, bool Packed>
+// kCols: columns per lane (4: one source word; 8: two, half the shuffles per output and one halo
+// lane a side up to radius 8). Packed: a neighbour's vertical sums travel two to a shuffle (each
+// below 2^16: the low half-word of its biased float bits is the exact sum), so a row takes
+// 2 ceil(R / 2) shuffles instead of 2R.
+template <int R, int S, int kCols, bool Packed>
 __global__ void __launch_bounds__(32 * kWarps) shuffleBlur(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst,
                                                          int width, int height, size_t pitch, const Taps taps)
 {
-    constexpr int H = haloLanes(R);
+    constexpr int kWords = kCols / 4;
+    constexpr int H = haloLanes(R, kCols);
     constexpr int kGroups = (S + 2 * R + 3) / 4;
     const int lane = threadIdx.x & 31;
     const int tile = blockIdx.x * kWarps + (threadIdx.x >> 5);
-    const int x0 = tile * warpOutputs(R) - 4 * H;          // first column this warp loads
-    if (x0 + 4 * H >= width)
+    const int x0 = tile * warpOutputs(R, kCols) - kCols * H;   // first column this warp loads
+    if (x0 + kCols * H >= width)
         return;                                            // a whole warp past the image: no shuffles to serve
-    const int x = x0 + 4 * lane;
-    const bool inside = x >= 0 && x + 4 <= width && (pitch & 3) == 0;
+    const int x = x0 + kCols * lane;
+    const bool inside = x >= 0 && x + kCols <= width && pitch % kCols == 0;
     const bool outputs = lane >= H && lane < 32 - H && x < width;
 
     for (int y0 = blockIdx.y * S; y0 < height; y0 += gridDim.y * S)
     {
-        uint32_t w[4 * kGroups];
+        uint32_t w[kWords][4 * kGroups];
 #pragma unroll
         for (int j = 0; j < 4 * kGroups; j++)
         {
             const int y = ::min(::max(y0 - R + j, 0), height - 1);
-            w[j] = j < S + 2 * R ? loadWord(src + static_cast<size_t>(y) * pitch, x, width, inside) : 0u;
+            uint32_t row[kWords] = {};
+            if (j < S + 2 * R)
+                loadWords<kWords>(src + static_cast<size_t>(y) * pitch, x, width, inside, row);
+#pragma unroll
+            for (int i = 0; i < kWords; i++)
+                w[i][j] = row[i];
         }
-        uint32_t acc[S][4];
+        uint32_t acc[kWords][S][4];
 #pragma unroll
-        for (int v = 0; v < S; v++)
+        for (int i = 0; i < kWords; i++)
+        {
 #pragma unroll
-            for (int c = 0; c < 4; c++)
-                acc[v][c] = kDp4aBias;                     // acc reads as the float 2^23 + sum
-        dp4aColumnSums<S, R>(w, taps.vw, acc);
+            for (int v = 0; v < S; v++)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[i][v][c] = kDp4aBias;              // acc reads as the float 2^23 + sum
+            dp4aColumnSums<S, R>(w[i], taps.vw, acc[i]);
+        }
 #pragma unroll
         for (int v = 0; v < S; v++)
         {
             const int y = y0 + v;
-            float f[4];
+            float f[kCols];
+            uint32_t pair[kCols / 2];                      // packed: columns (2p, 2p + 1)
 #pragma unroll
-            for (int c = 0; c < 4; c++)
-                f[c] = __uint_as_float(acc[v][c]) - 8388608.0f;
-            // win[R + d] is column x + d, d = -R .. 3 + R: lane + floor(d / 4)'s element d mod 4.
-            float win[4 + 2 * R];
-            // Packed: pair words of columns (0, 1) and (2, 3); a pair is shuffled where the window
-            // enters it (an even column, or the window's first), its second column reuses it.
-            const uint32_t pair[2] = {__byte_perm(acc[v][0], acc[v][1], 0x5410), __byte_perm(acc[v][2], acc[v][3], 0x5410)};
+            for (int e = 0; e < kCols; e++)
+                f[e] = __uint_as_float(acc[e / 4][v][e % 4]) - 8388608.0f;
+#pragma unroll
+            for (int p = 0; p < kCols / 2; p++)
+                pair[p] = __byte_perm(acc[p / 2][v][2 * (p % 2)], acc[p / 2][v][2 * (p % 2) + 1], 0x5410);
+            // win[R + d] is column x + d, d = -R .. kCols - 1 + R: lane + floor(d / kCols)'s column
+            // d mod kCols. Packed: a pair is shuffled where the window enters it (an even column, or
+            // the window's first), its second column reuses it.
+            float win[kCols + 2 * R];
             uint32_t got = 0;
 #pragma unroll
-            for (int d = -R; d < 4 + R; d++)
+            for (int d = -R; d < kCols + R; d++)
             {
-                const int e = ((d % 4) + 4) % 4;
-                if (d >= 0 && d < 4)
+                const int e = ((d % kCols) + kCols) % kCols;
+                const int lanes = d < 0 ? (kCols - 1 - d) / kCols : d / kCols;
+                if (d >= 0 && d < kCols)
                     win[R + d] = f[d];
                 else if (!Packed)
-                    win[R + d] = d < 0 ? __shfl_up_sync(0xffffffffu, f[e], (3 - d) / 4)
-                                       : __shfl_down_sync(0xffffffffu, f[e], d / 4);
+                    win[R + d] = d < 0 ? __shfl_up_sync(0xffffffffu, f[e], lanes) : __shfl_down_sync(0xffffffffu, f[e], lanes);
                 else
                 {
                     if (d == -R || (e & 1) == 0)
-                        got = d < 0 ? __shfl_up_sync(0xffffffffu, pair[e >> 1], (3 - d) / 4)
-                                    : __shfl_down_sync(0xffffffffu, pair[e >> 1], d / 4);
+                        got = d < 0 ? __shfl_up_sync(0xffffffffu, pair[e >> 1], lanes)
+                                    : __shfl_down_sync(0xffffffffu, pair[e >> 1], lanes);
                     win[R + d] = unpackSum(got, e & 1);
                 }
             }
-            uint32_t word = 0;
+            uint32_t word[kWords];
 #pragma unroll
-            for (int c = 0; c < 4; c++)
+            for (int i = 0; i < kWords; i++)
             {
-                float s = 0.5f;
+                word[i] = 0;
 #pragma unroll
-                for (int k = 0; k <= 2 * R; k++)
-                    s = fmaf(taps.h[k], win[c + k], s);
-                word |= (__float_as_uint(__fadd_rd(s, 8388608.0f)) & 0xffu) << (8 * c);
+                for (int c = 0; c < 4; c++)
+                {
+                    float s = 0.5f;
+#pragma unroll
+                    for (int k = 0; k <= 2 * R; k++)
+                        s = fmaf(taps.h[k], win[4 * i + c + k], s);
+                    word[i] |= (__float_as_uint(__fadd_rd(s, 8388608.0f)) & 0xffu) << (8 * c);
+                }
             }
             if (outputs && y < height)
             {
                 uint8_t* out = dst + static_cast<size_t>(y) * pitch + x;
-                if (x + 4 <= width && (pitch & 3) == 0)
-                    *reinterpret_cast<uint32_t*>(out) = word;
+                if (inside && kWords == 2)
+                    *reinterpret_cast<uint2*>(out) = make_uint2(word[0], word[kWords - 1]);
+                else if (inside)
+                    *reinterpret_cast<uint32_t*>(out) = word[0];
                 else
-                    storeWordPartial(out, word, x, width);
+#pragma unroll
+                    for (int i = 0; i < kWords; i++)
+                        storeWordPartial(out + 4 * i, word[i], x + 4 * i, width);
             }
         }
     }
@@ -216,28 +254,42 @@ static uint8_t reference(const std::vector<uint8_t>& img, int w, int h, size_t p
     return static_cast<uint8_t>((s + 32768) >> 16);
 }
 
-template <int R, int S, bool Packed>
+template <int R, int S, int kCols, bool Packed>
 static void launch(const uint8_t* src, uint8_t* dst, int w, int h, size_t pitch, const Taps& taps, cudaStream_t st)
 {
-    const int tiles = (w + warpOutputs(R) - 1) / warpOutputs(R);
+    const int tiles = (w + warpOutputs(R, kCols) - 1) / warpOutputs(R, kCols);
     const dim3 grid((tiles + kWarps - 1) / kWarps, std::min((h + S - 1) / S, 65535));
-    shuffleBlur<R, S, Packed><<<grid, 32 * kWarps, 0, st>>>(src, dst, w, h, pitch, taps);
+    shuffleBlur<R, S, kCols, Packed><<<grid, 32 * kWarps, 0, st>>>(src, dst, w, h, pitch, taps);
 }
 
 typedef void (*LaunchFn)(const uint8_t*, uint8_t*, int, int, size_t, const Taps&, cudaStream_t);
-template <int R> static LaunchFn pick(int rows, bool packed)
+
+// The ways measured: columns per lane, rows per strip, sums per shuffle. Eight columns keep 4- and
+// 8-row strips (16 rows of two words would pass 128 registers).
+struct Variant
 {
-    if (packed)
-        return rows == 8 ? launch<R, 8, true> : launch<R, 16, true>;
-    return rows == 8 ? launch<R, 8, false> : launch<R, 16, false>;
+    int cols, rows;
+    bool packed;
+};
+static const Variant kVariants[] = {{4, 8, false}, {4, 8, true}, {4, 16, false}, {4, 16, true},
+                                    {8, 4, false}, {8, 4, true}, {8, 8, false}, {8, 8, true}};
+
+template <int R> static LaunchFn pick(const Variant& v)
+{
+    if (v.cols == 4 && v.rows == 8)
+        return v.packed ? launch<R, 8, 4, true> : launch<R, 8, 4, false>;
+    if (v.cols == 4)
+        return v.packed ? launch<R, 16, 4, true> : launch<R, 16, 4, false>;
+    if (v.rows == 4)
+        return v.packed ? launch<R, 4, 8, true> : launch<R, 4, 8, false>;
+    return v.packed ? launch<R, 8, 8, true> : launch<R, 8, 8, false>;
 }
-static LaunchFn launcher(int r, int rows, bool packed)
+static LaunchFn launcher(int r, const Variant& v)
 {
     switch (r)
     {
-    case 1: return pick<1>(rows, packed); case 2: return pick<2>(rows, packed); case 3: return pick<3>(rows, packed);
-    case 4: return pick<4>(rows, packed); case 5: return pick<5>(rows, packed); case 6: return pick<6>(rows, packed);
-    case 7: return pick<7>(rows, packed); default: return pick<8>(rows, packed);
+    case 1: return pick<1>(v); case 2: return pick<2>(v); case 3: return pick<3>(v); case 4: return pick<4>(v);
+    case 5: return pick<5>(v); case 6: return pick<6>(v); case 7: return pick<7>(v); default: return pick<8>(v);
     }
 }
 
@@ -269,7 +321,7 @@ static double medianMs(F work, int reps)
 
 // Runs the probe on a w x h image; checks every output (sample > 0: that many random ones and the
 // border rows and columns) and returns the median ms of reps calls (0 when reps is 0).
-static double run(int w, int h, int r, int rows, bool packed, int reps, long sample, bool& exact)
+static double run(int w, int h, int r, const Variant& var, int reps, long sample, bool& exact)
 {
     const size_t pitch = (static_cast<size_t>(w) + 3) & ~size_t(3);
     std::vector<uint8_t> img(pitch * h);
@@ -286,7 +338,7 @@ static double run(int w, int h, int r, int rows, bool packed, int reps, long sam
     CHECK(cudaMalloc(&dDst, img.size()));
     CHECK(cudaMemcpy(dSrc, img.data(), img.size(), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(dDst, 0xA5, img.size()));
-    const LaunchFn fn = launcher(r, rows, packed);
+    const LaunchFn fn = launcher(r, var);
     fn(dSrc, dDst, w, h, pitch, taps, 0);
     CHECK(cudaGetLastError());
     std::vector<uint8_t> out(img.size());
@@ -294,7 +346,8 @@ static double run(int w, int h, int r, int rows, bool packed, int reps, long sam
     long bad = 0;
     auto check = [&](int x, int y) {
         if (out[static_cast<size_t>(y) * pitch + x] != reference(img, w, h, pitch, t, x, y) && bad++ < 5)
-            std::printf("  differs: %dx%d r=%d rows=%d%s at (%d, %d): %d, reference %d\n", w, h, r, rows, packed ? " packed" : "", x, y,
+            std::printf("  differs: %dx%d r=%d cols=%d rows=%d%s at (%d, %d): %d, reference %d\n", w, h, r, var.cols, var.rows,
+                        var.packed ? " packed" : "", x, y,
                         out[static_cast<size_t>(y) * pitch + x], reference(img, w, h, pitch, t, x, y));
     };
     if (sample == 0)
@@ -352,25 +405,23 @@ int main(int argc, char** argv)
     CHECK(cudaGetDeviceProperties(&prop, 0));
     bool exact = true;
     // Every output of odd sizes (tiles cut by the right edge, a narrow image, a short one).
-    const int sizes[][2] = {{997, 1013}, {37, 113}, {1920, 5}};
+    const int sizes[][2] = {{997, 1013}, {37, 113}, {1920, 5}, {1018, 67}};   // the last: a pitch of 4 mod 8
     for (int r = 1; r <= 8; r++)
-        for (int rows : {8, 16})
-            for (bool packed : {false, true})
-                for (const auto& s : sizes)
-                    run(s[0], s[1], r, rows, packed, 0, 0, exact);
-    std::printf("exactness, every output of 997x1013, 37x113, 1920x5, radius 1..8, 8- and 16-row strips, one and two sums "
-                "per shuffle: %s\n", exact ? "identical to the reference" : "DIFFERS");
+        for (const Variant& v : kVariants)
+            for (const auto& s : sizes)
+                run(s[0], s[1], r, v, 0, 0, exact);
+    std::printf("exactness, every output of 997x1013, 37x113, 1920x5, 1018x67, radius 1..8, every way measured: %s\n",
+                exact ? "identical to the reference" : "DIFFERS");
     const double copy = copyMs(static_cast<size_t>(size) * size, reps);
     std::printf("%s, %dx%d 8UC1, BORDER_REPLICATE, median of %d calls; copy %.3f ms (%.0f GB/s)\n", prop.name, size, size,
                 reps, copy, 2.0 * size * size / copy / 1e6);
-    std::printf("| radius | rows | sums per shuffle | ms | %% of copy |\n|---|---|---|---|---|\n");
+    std::printf("| radius | columns per lane | rows | sums per shuffle | ms | %% of copy |\n|---|---|---|---|---|---|\n");
     for (int r = 1; r <= 8; r++)
-        for (int rows : {8, 16})
-            for (bool packed : {false, true})
-            {
-                const double ms = run(size, size, r, rows, packed, reps, 1000000, exact);
-                std::printf("| %d | %d | %d | %.3f | %.1f %% |\n", r, rows, packed ? 2 : 1, ms, 100.0 * copy / ms);
-            }
+        for (const Variant& v : kVariants)
+        {
+            const double ms = run(size, size, r, v, reps, 1000000, exact);
+            std::printf("| %d | %d | %d | %d | %.3f | %.1f %% |\n", r, v.cols, v.rows, v.packed ? 2 : 1, ms, 100.0 * copy / ms);
+        }
     std::printf("exactness, 10^6 random outputs and the border rows and columns of each large image: %s\n",
                 exact ? "identical" : "DIFFERS");
     return exact ? 0 : 1;
