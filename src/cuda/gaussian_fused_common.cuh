@@ -1,7 +1,7 @@
 // Device helpers shared by the single-kernel Gaussian paths (src/paths/fused: radius <= 8 as a
-// template parameter; src/paths/fused_large: larger radii at run time; src/paths/tensor_core): vector loads of four source
-// elements with border mapping at the image edges (the 4x4 byte transpose and the DP4A sums: dp4a_column_sums.cuh), and the stores
-// of one item of consecutive outputs. Per-depth types and rounding: gaussian_depth.cuh.
+// template parameter; src/paths/fused_large: larger radii at run time; src/paths/tensor_core): vector
+// loads of four source elements with border mapping at the image edges, and the stores of one item
+// of consecutive outputs. 8U's DP4A sums: dp4a_column_sums.cuh; depth types: gaussian_depth.cuh.
 #ifndef CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
 #define CUDAIMAGE_CUDA_GAUSSIAN_FUSED_COMMON_CUH
 
