@@ -117,6 +117,7 @@ fi
 B=$(cd "$1" && pwd) || exit 2
 OUT=${2:-$PWD/sanitizer-results}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+[[ ${RESUME_FROM:-} != "$OUT" ]] || { echo "error: RESUME_FROM must not be OUT (its logs would be overwritten)" >&2; exit 2; }
 bin=$B/bin/opencv_test_cudaimage
 [[ -x $bin ]] || { echo "error: no $bin (is $1 an unpacked GPU bundle?)" >&2; exit 2; }
 
@@ -172,9 +173,6 @@ resume_filter() {
         <(cat "$RESUME_FROM/$tool.log" "$RESUME_FROM/$tool".[0-9]*.log 2>/dev/null |
             sed -nE 's/^\[       OK \] ([^ ]+) \([0-9]+ ms\)$/\1/p' | sort -u) | paste -sd: -
 }
-if [[ -n ${RESUME_FROM:-} ]]; then
-    [[ $RESUME_FROM != "$OUT" ]] || { echo "error: RESUME_FROM must not be OUT (its logs would be overwritten)" >&2; exit 2; }
-fi
 
 for tool in "${TOOL_LIST[@]}"; do
     echo; echo "==> [$(date +%H:%M:%S)] $tool$( ((SHARDS > 1)) && echo " ($SHARDS shards at once)")"
