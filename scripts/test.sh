@@ -2,7 +2,8 @@
 # README command 2: build everything (cached) and run every C++ and Python test, in both build
 # modes, against OpenCV 5.1 and then OpenCV 4.14 (module build, standalone build, cv2), the commands
 # and code blocks of README.md and doc/ (scripts/ci/check-doc-commands.sh), the pip wheel (5.1), and
-# every kernel file compiled for sm_75 and sm_80 (scripts/ci/compile-archs.sh, 5.1), and the
+# every kernel file compiled for sm_75 and sm_80 (scripts/ci/compile-archs.sh, 5.1), every kernel
+# launch in src/ followed by its check (scripts/ci/check-launches.sh), and the
 # standalone perf probe perf/fused_shuffle_probe.cu compiled (5.1).
 # GPU tests skip with their reason when this machine has no CUDA device.
 #
@@ -36,6 +37,9 @@ device_code_for() {
     root=$(OPENCV_LINE=$1 CUDAIMAGE_DEVICE_CODE=sass bash -c "source '$CUDAIMAGE_REPO/scripts/common.sh'; echo \$OPENCV_ROOT")
     if [[ -f $root/.built ]] || has_cuda_device; then echo sass; else echo check; fi
 }
+
+# Source checks that need no build: every kernel launch in src/ checked by the one helper.
+timed "launch checks (scripts/ci/check-launches.sh)" bash "$CUDAIMAGE_REPO/scripts/ci/check-launches.sh"
 
 for line in "${lines[@]}"; do
     device_code=$(device_code_for "$line")

@@ -12,6 +12,7 @@
 #include "opencv2/core/base.hpp"
 #include "opencv2/core/utility.hpp"
 #include "../cuda_check.hpp"
+#include "checked_launch.cuh"
 #include "../gaussian_tile.hpp"
 #include "../gaussian_blur_call.hpp"
 #include "border.hpp"
@@ -353,11 +354,10 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
 
 // ---- host: the launchers' shared dispatch and tap packing -------------------------------------
 
-// f(std::integral_constant<int, Cn>()) for 1 to 4 channels, with the launch checked.
+// f(std::integral_constant<int, Cn>()) for 1 to 4 channels (f checks its launches).
 template <class F>
 void forChannels(int channels, F&& f)
 {
-    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see src/paths/two_pass)
     switch (channels)
     {
     case 1: f(std::integral_constant<int, 1>()); break;
@@ -366,7 +366,6 @@ void forChannels(int channels, F&& f)
     case 4: f(std::integral_constant<int, 4>()); break;
     default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", channels));
     }
-    CUDAIMAGE_CHECK(cudaGetLastError());
 }
 
 // The float or the double half of a pair of tap sets, by a depth's working type W.

@@ -261,7 +261,7 @@ void launchInstanceRows(const BlurCall& p, const typename TapsFor<typename Depth
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
-    fusedTile<Depth, Cn, R, Padded, Rows><<<grid, kThreads, smem, stream>>>(p, taps);
+    launchChecked("fusedTile", fusedTile<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, p, taps);
 }
 
 // 8U takes 8-row strips where 16-row ones leave the GPU short of blocks (FusedTile::stripRows).
@@ -289,7 +289,7 @@ void launchBatchRows(const BatchLaunch& b, cudaStream_t stream)
     for (int first = 0; first < b.count; first += kMaxGridZ)
     {
         const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        fusedTileBatch<Depth, Cn, R, Padded, Rows><<<grid, kThreads, smem, stream>>>(b.items + first);
+        launchChecked("fusedTileBatch", fusedTileBatch<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, b.items + first);
     }
 }
 

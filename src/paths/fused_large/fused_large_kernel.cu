@@ -413,7 +413,7 @@ void launchLargeBatch(const BatchLaunch& b, cudaStream_t stream)
     for (int first = 0; first < b.count; first += kMaxGridZ)
     {
         const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        fusedLargeTileBatch<Depth, Cn><<<grid, kThreads, smem, stream>>>(b.items + first);
+        launchChecked("fusedLargeTileBatch", fusedLargeTileBatch<Depth, Cn>, grid, kThreads, smem, stream, b.items + first);
     }
 }
 
@@ -433,7 +433,7 @@ void launchLarge(const BlurCall& p, const typename LargeTapsFor<typename DepthPo
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + tile - 1) / tile), ::min(strips, kMaxGridY));
-    fusedLargeTile<Depth, Cn><<<grid, kThreads, smem, stream>>>(p, taps);
+    launchChecked("fusedLargeTile", fusedLargeTile<Depth, Cn>, grid, kThreads, smem, stream, p, taps);
 }
 
 } // namespace

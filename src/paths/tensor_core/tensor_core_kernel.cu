@@ -233,7 +233,7 @@ void launchTensor8U(const BlurCall& p, const TensorTaps8U& taps, const PathChoic
     const long long tiles = (elements + choice.tileOutputs - 1) / choice.tileOutputs * ((p.height + kRows - 1) / kRows);
     const long long blocks = choice.residentBlocks > 0 ? std::min<long long>(tiles, choice.residentBlocks) : tiles;
     const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks, kMaxGridBlocks)));
-    gaussianTensor8U<Cn><<<grid, Tile::threads(Cn), choice.sharedBytes, stream>>>(p, taps);
+    launchChecked("gaussianTensor8U", gaussianTensor8U<Cn>, grid, Tile::threads(Cn), choice.sharedBytes, stream, p, taps);
 }
 
 } // namespace

@@ -423,14 +423,12 @@ bool tensorCore32FCodeRuns()
 
 void TensorCore32FPath::launch(const BlurCall& p, const TensorTaps32F& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    (void)cudaGetLastError();   // an earlier, unrelated error is not ours (as forChannels)
     static std::atomic<uint64_t> optedIn{0};
     optInSharedMemory(gaussianTensor32F, Tile::maxSharedBytes(), optedIn);
     const long long tiles = (static_cast<long long>(p.width) + choice.tileOutputs - 1) / choice.tileOutputs * ((p.height + kRows - 1) / kRows);
     const long long blocks = choice.residentBlocks > 0 ? std::min<long long>(tiles, choice.residentBlocks) : tiles;
     const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks, kMaxGridBlocks)));
-    gaussianTensor32F<<<grid, Tile::kThreads, choice.sharedBytes, stream>>>(p, taps);
-    CUDAIMAGE_CHECK(cudaGetLastError());
+    launchChecked("gaussianTensor32F", gaussianTensor32F, grid, Tile::kThreads, choice.sharedBytes, stream, p, taps);
 }
 
 }}} // namespace cv::cuda::gaussian

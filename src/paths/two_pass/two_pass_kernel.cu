@@ -30,6 +30,7 @@
 #include "../../cuda_check.hpp"
 #include "two_pass_path.hpp"
 #include "../../cuda/border.hpp"
+#include "../../cuda/checked_launch.cuh"
 #include "../../cuda/gaussian_depth.cuh"
 #include "../../cuda/gaussian_tap_packer.cuh"
 #include "../../cuda/vec4.cuh"
@@ -228,8 +229,7 @@ void copyTapsToDevice(const std::vector<unsigned char>& bytes, unsigned char* ds
     {
         const int n = static_cast<int>(std::min<size_t>(Bytes, bytes.size() - at));
         std::memcpy(chunk->bytes, bytes.data() + at, static_cast<size_t>(n));
-        copyTaps<Bytes><<<1, kBlock, 0, stream>>>(dst + at, n, *chunk);
-        CUDAIMAGE_CHECK(cudaGetLastError());
+        launchChecked("copyTaps", copyTaps<Bytes>, 1, kBlock, 0, stream, dst + at, n, *chunk);
     }
 }
 
@@ -254,22 +254,21 @@ size_t appendTaps(std::vector<unsigned char>& bytes, const Taps1D& taps)
 template <int Depth, class Border>
 void launchRows(const TwoPassPlan& p, dim3 grid, cudaStream_t stream)
 {
+    void (*kernel)(const TwoPassPlan) = nullptr;
     switch (p.channels)
     {
-    case 1: rowPass<Depth, Border, 1><<<grid, kBlock, 0, stream>>>(p); break;
-    case 2: rowPass<Depth, Border, 2><<<grid, kBlock, 0, stream>>>(p); break;
-    case 3: rowPass<Depth, Border, 3><<<grid, kBlock, 0, stream>>>(p); break;
-    case 4: rowPass<Depth, Border, 4><<<grid, kBlock, 0, stream>>>(p); break;
+    case 1: kernel = rowPass<Depth, Border, 1>; break;
+    case 2: kernel = rowPass<Depth, Border, 2>; break;
+    case 3: kernel = rowPass<Depth, Border, 3>; break;
+    case 4: kernel = rowPass<Depth, Border, 4>; break;
     default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", p.channels));
     }
+    launchChecked("rowPass", kernel, grid, kBlock, 0, stream, p);
 }
 
 template <int Depth>
 void runDepth(const TwoPassPlan& p, cudaStream_t stream)
 {
-    // An error left by an earlier, unrelated call (already reported to its caller) would be
-    // mistaken for ours by the checks after the launches: clear it first.
-    (void)cudaGetLastError();
     const int elements = p.width * p.channels;
     const int rowThreads = (elements + kOutputs - 1) / kOutputs;
     const dim3 rowGrid((rowThreads + kBlock - 1) / kBlock, gridY(p.height + 2 * p.ry));
@@ -282,11 +281,9 @@ void runDepth(const TwoPassPlan& p, cudaStream_t stream)
     case BORDER_WRAP:        launchRows<Depth, BorderWrap>(p, rowGrid, stream); break;
     default: CV_Error(Error::StsBadArg, cv::format("gaussian: unsupported row border %d", p.rowBorder));
     }
-    CUDAIMAGE_CHECK(cudaGetLastError());
     const int colThreads = (elements + 3) / 4;
     const dim3 colGrid((colThreads + kBlock - 1) / kBlock, gridY((p.height + kOutputs - 1) / kOutputs));
-    columnPass<Depth><<<colGrid, kBlock, 0, stream>>>(p);
-    CUDAIMAGE_CHECK(cudaGetLastError());
+    launchChecked("columnPass", columnPass<Depth>, colGrid, kBlock, 0, stream, p);
 }
 
 } // namespace
@@ -319,7 +316,6 @@ void TwoPassPath::launch(const BlurCall& call, const TwoPassTaps& taps, const Pa
     const size_t rows = static_cast<size_t>(p.height) + 2 * static_cast<size_t>(p.ry);
     StreamScratch memory(tapBytes + pitch * rows, stream);   // freed on `stream` after the passes
 
-    (void)cudaGetLastError(); // an earlier, unrelated error is not ours (see runDepth)
     if (taps.bytes.size() <= static_cast<size_t>(kSmallTapChunk))
         copyTapsToDevice<kSmallTapChunk>(taps.bytes, memory.data(), stream);
     else
