@@ -235,18 +235,22 @@ public:
     }
 
 private:
-    /** Every image's kernel (checked, under the caller's index), from the filter's cache. */
+    typedef std::unordered_map<KernelArgs, KernelEntry, KernelArgsHash> KernelCache;
+
+    /** Every image's kernel (checked, under the caller's index), from the filter's cache. A kernel
+     * first seen in this call is built completely (taps and shape) in a cache of its own and joins
+     * the filter's only once every image's kernel has passed its checks: a refused call leaves the
+     * cache as it was. The cache's nodes move between the two without moving their entries, so the
+     * pointers returned stay valid. */
     std::vector<const KernelEntry*> checkedKernels(size_t n, const std::vector<double>& sigmaX, const std::vector<double>& sigmaY,
                                                    const std::vector<Size>& ksize, const char* f)
     {
         checkListSize(sigmaX, n, f, "sigmaX");
         checkListSize(sigmaY, n, f, "sigmaY");
         checkListSize(ksize, n, f, "ksize");
-        // A bounded cache: a batch of random sigmas would otherwise grow it without end.
-        if (cache_.size() > kMaxCachedKernels)
-            cache_.clear();
         std::vector<const KernelEntry*> out(n);
-        std::vector<KernelEntry*> fresh;   // kernels first seen in this call: taps built below
+        KernelCache fresh;                       // kernels first seen in this call
+        std::vector<KernelEntry*> freshList;     // the same, in order, for the taps below
         const bool perImage = sigmaX.size() > 1 || sigmaY.size() > 1 || ksize.size() > 1;
         for (size_t i = 0; i < n; i++)
         {
@@ -271,24 +275,50 @@ private:
             auto it = finite ? cache_.find(k) : cache_.end();
             if (it == cache_.end())
             {
-                checkKernel(k, i, f);
-                it = cache_.emplace(k, KernelEntry()).first;
-                fresh.push_back(&it->second);
-                it->second.args = k;
+                it = finite ? fresh.find(k) : fresh.end();
+                if (it == fresh.end())
+                {
+                    checkKernel(k, i, f);
+                    it = fresh.emplace(k, KernelEntry()).first;
+                    it->second.args = k;
+                    freshList.push_back(&it->second);
+                }
             }
             out[i] = &it->second;
         }
         // New kernels' taps (cv::getGaussianKernel in soft double, twice) over the host's threads:
         // a batch of fresh random sigmas costs microseconds per image on one thread.
-        parallel_for_(Range(0, static_cast<int>(fresh.size())), [&](const Range& r) {
+        parallel_for_(Range(0, static_cast<int>(freshList.size())), [&](const Range& r) {
             for (int j = r.start; j < r.end; j++)
             {
-                KernelEntry& e = *fresh[j];
+                KernelEntry& e = *freshList[j];
                 e.taps = filterTaps(srcType_, e.args.ksize, e.args.sigmaX, e.args.sigmaY);
                 e.shape = filterShape(e.taps, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
             }
         });
+        commitKernels(fresh, out);
         return out;
+    }
+
+    /** Adds a call's new, complete kernels to the cache. A bounded cache: a batch of random sigmas
+     * would otherwise grow it without end; when full it keeps only the kernels of this call. */
+    void commitKernels(KernelCache& fresh, const std::vector<const KernelEntry*>& used)
+    {
+        if (fresh.empty())
+            return;
+        if (cache_.size() + fresh.size() > kMaxCachedKernels)
+        {
+            for (const KernelEntry* e : used)
+            {
+                auto it = cache_.find(e->args);
+                if (it != cache_.end() && &it->second == e)
+                    fresh.insert(cache_.extract(it));
+            }
+            cache_.clear();
+        }
+        cache_.merge(fresh);
+        // A non-finite kernel never reaches here (refused); every fresh key was absent from the cache.
+        CV_DbgAssert(fresh.empty());
     }
 
     /** createGaussianBlur's checks of one image's kernel, the message naming the image. */
@@ -376,29 +406,31 @@ private:
         const DeviceLimits& limits = deviceLimits();
         const size_t n = images.size();
 
-        std::vector<std::pair<KernelEntry*, int>> freshTaps;   // (kernel, path) whose batch taps are new
+        // Batch taps a kernel lacks for its path, built (over the host's threads) before any joins
+        // its kernel: a throw leaves every kernel as it was.
+        std::vector<std::pair<KernelEntry*, int>> freshTaps;   // (kernel, path), each once
+        for (size_t i = 0; i < n; i++)
+        {
+            const ImageWork& im = images[i];
+            const std::pair<KernelEntry*, int> key(im.kernel, im.choice->index);
+            if (GaussianPaths::batched(key.second) && !key.first->batchTaps.count(key.second) &&
+                (freshTaps.empty() || freshTaps.back() != key))
+                freshTaps.push_back(key);
+        }
+        std::sort(freshTaps.begin(), freshTaps.end());
+        freshTaps.erase(std::unique(freshTaps.begin(), freshTaps.end()), freshTaps.end());
+        std::vector<BatchTaps> built(freshTaps.size());
+        parallel_for_(Range(0, static_cast<int>(freshTaps.size())), [&](const Range& r) {
+            for (int j = r.start; j < r.end; j++)
+                built[j] = GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->taps);
+        });
+        for (size_t j = 0; j < freshTaps.size(); j++)
+            freshTaps[j].first->batchTaps[freshTaps[j].second].taps = std::move(built[j]);
         for (size_t i = 0; i < n; i++)
         {
             ImageWork& im = images[i];
-            KernelEntry* k = im.kernel;
-            im.taps = nullptr;
-            if (GaussianPaths::batched(im.choice->index))
-            {
-                auto it = k->batchTaps.find(im.choice->index);
-                if (it == k->batchTaps.end())
-                {
-                    it = k->batchTaps.emplace(im.choice->index, PathTaps()).first;
-                    freshTaps.emplace_back(k, im.choice->index);
-                }
-                im.taps = &it->second;
-            }
+            im.taps = GaussianPaths::batched(im.choice->index) ? &im.kernel->batchTaps.find(im.choice->index)->second : nullptr;
         }
-        // New kernels' batch taps over the host's threads (each fills its own, already inserted, entry).
-        parallel_for_(Range(0, static_cast<int>(freshTaps.size())), [&](const Range& r) {
-            for (int j = r.start; j < r.end; j++)
-                freshTaps[j].first->batchTaps.find(freshTaps[j].second)->second.taps =
-                    GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->taps);
-        });
 
         // Groups: (path, instance) -> images, in order of first appearance (a few groups: a list).
         struct Group { int path, instance; std::vector<size_t> images; };
@@ -477,7 +509,7 @@ private:
     KernelArgs defaults_;
     GaussianPaths::Options options_;
     std::mutex mutex_;
-    std::unordered_map<KernelArgs, KernelEntry, KernelArgsHash> cache_;   // node-based: entries stay put while it grows
+    KernelCache cache_;   // node-based: entries stay put while it grows and when their nodes move
     uint64_t calls_ = 0;   //!< calls that uploaded descriptors (marks each PathTaps' placement)
     UploadStaging staging_;
     detail::DeviceBinding device_;

@@ -2,6 +2,7 @@
 #include "precomp.hpp"
 #include "cuda_check.hpp"
 #include "upload_staging.hpp"
+#include "cuda/capture_mode.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -27,6 +28,10 @@ unsigned char* UploadStaging::acquire(size_t bytes)
             continue;
         if (s.recorded)
         {
+            // Asked in relaxed capture mode: while any stream captures in global mode (PyTorch's
+            // torch.cuda.graph default) an event query is refused and invalidates the capture. The
+            // query puts no work on a stream.
+            RelaxedCaptureMode relaxed;
             const cudaError_t e = cudaEventQuery(s.copied);
             if (e == cudaErrorNotReady)
                 continue;
@@ -42,13 +47,20 @@ unsigned char* UploadStaging::acquire(size_t bytes)
         s.bytes = 4096;
         while (s.bytes < bytes)
             s.bytes *= 2;
-        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-        CUDAIMAGE_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
-        const cudaError_t a = cudaHostAlloc(reinterpret_cast<void**>(&s.host), s.bytes, cudaHostAllocDefault);
-        const cudaError_t e = a == cudaSuccess ? cudaEventCreateWithFlags(&s.copied, cudaEventDisableTiming) : a;
-        CUDAIMAGE_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
-        if (e != cudaSuccess && s.host)
-            cudaFreeHost(s.host);
+        cudaError_t e = cudaSuccess;
+        {
+            // Page-locked host memory is no graph node: allocated in relaxed capture mode.
+            RelaxedCaptureMode relaxed;
+            e = cudaHostAlloc(reinterpret_cast<void**>(&s.host), s.bytes, cudaHostAllocDefault);
+            if (e == cudaSuccess)
+                e = cudaEventCreateWithFlags(&s.copied, cudaEventDisableTiming);
+            if (e != cudaSuccess)
+            {
+                if (s.host)
+                    cudaFreeHost(s.host);
+                (void)cudaGetLastError();   // the failed call's own error, reported just below
+            }
+        }
         CUDAIMAGE_CHECK(e);
         slots_.push_back(s);
         current_ = static_cast<int>(slots_.size()) - 1;

@@ -74,7 +74,7 @@ struct InPlaceCase
 // that the driver may hand its handle to the next stream while that work is still queued. Up to 4
 // streams' work is in flight. Every result is checked; device memory may not grow by more than one
 // call's scratch image.
-TEST(CudaImage_GaussianBlur_Scratch, device_memory_flat_over_10000_streams)
+TEST(CudaImage_GaussianBlur_Scratch_DeviceWide, device_memory_flat_over_10000_streams)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const int streams = envCount("CUDAIMAGE_SCRATCH_STREAMS", 10000);
@@ -134,7 +134,7 @@ TEST(CudaImage_GaussianBlur_Scratch, device_memory_flat_over_10000_streams)
 
 // 16 streams alive at once, each used for one in-place blur (and waited for): the filter keeps no
 // scratch per stream, so device memory stays within one scratch image of where it was.
-TEST(CudaImage_GaussianBlur_Scratch, no_scratch_kept_per_live_stream)
+TEST(CudaImage_GaussianBlur_Scratch_DeviceWide, no_scratch_kept_per_live_stream)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const InPlaceCase c;

@@ -338,7 +338,7 @@ TEST(CudaImage_Reliability, gaussian_apply_after_a_caught_allocation_failure)
     s.waitForCompletion();
 }
 
-TEST(CudaImage_Reliability, device_out_of_memory_then_recovery)
+TEST(CudaImage_Reliability_DeviceWide, device_out_of_memory_then_recovery)
 {
     CUDAIMAGE_REQUIRE_GPU();
     cv::RNG rng(11);
@@ -415,7 +415,7 @@ TEST(CudaImage_Reliability, device_out_of_memory_then_recovery)
 //////////////////////////////////////////////////////////////////////////////////////////////
 // Leaks: create/apply/release cycles keep device memory flat.
 
-TEST(CudaImage_Reliability, create_apply_release_cycles_keep_device_memory_flat)
+TEST(CudaImage_Reliability_DeviceWide, create_apply_release_cycles_keep_device_memory_flat)
 {
     CUDAIMAGE_REQUIRE_GPU();
     const int cycles = envInt("CUDAIMAGE_LEAK_CYCLES", 200);

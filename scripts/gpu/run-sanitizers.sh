@@ -94,7 +94,7 @@ declare -A SETS
 SETS[lean]="$(small 0 2)CudaImage_GaussianBlur_MixedBorders.*:CudaImage_GaussianBlur_Streams.*:SyncedMat_Cuda.*:CudaImage_GaussianFuzz.random_cases_match_cpu:CudaImage_Reliability.synced_mat_8_threads_4_streams_stress:CudaImage_Reliability.one_gaussian_filter_from_4_threads_and_streams:CudaImage_Reliability.gaussian_apply_after_a_caught_allocation_failure:CudaImage_Reliability.non_blocking_and_per_thread_streams:CudaImage_Reliability.views_and_pending_work_outlive_released_objects:CudaImage_BadInputGpu.*:CudaImage_MultiGpu.*:CudaImage_MultiGpu2.*"
 SETS[rest]="$(small 1 3)CudaImage/CudaImage_GaussianBlur_Large.*:CudaImage_GaussianBlur_Huge.*:CudaImage_GaussianFuzz.random_cases_match_cpu"
 SETS[all]="${SETS[lean]}:${SETS[rest]}"
-SETS[gaussian]='*Gaussian*-CudaImage_GaussianBlur_Scratch.*'
+SETS[gaussian]='*Gaussian*-*_DeviceWide.*'
 SANITIZE_SET=${SANITIZE_SET:-lean}
 [[ -n ${SETS[$SANITIZE_SET]+set} ]] || {
     echo "error: SANITIZE_SET is '$SANITIZE_SET'; the sets: $(printf '%s\n' "${!SETS[@]}" | sort | paste -sd ' ' -)" >&2; exit 2; }

@@ -22,6 +22,9 @@
 #   CUDAIMAGE_CARRIED_LIBS  auto (default): use a carried system library (lib/carried/) only
 #                if the host lacks it; all: always; none: never
 #   PART_TIMEOUT seconds per part (default 3600)
+#   SHARDS       k > 1: each C++ test binary runs its *_DeviceWide tests (they measure or exhaust the
+#                whole device's memory) alone, then the rest in k processes at once (gtest sharding);
+#                FILTER then narrows both (a positive gtest pattern; gtest arguments are not passed)
 set -uo pipefail   # no -e: a failing part must not stop the others
 
 B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,6 +48,8 @@ mkdir -p "$OUT" || { echo "cannot create OUT=$OUT" >&2; exit 2; }
 OUT=$(cd "$OUT" && pwd)
 PY=${PYTHON:-python3}
 PART_TIMEOUT=${PART_TIMEOUT:-3600}
+SHARDS=${SHARDS:-1}
+[[ $SHARDS =~ ^[1-9][0-9]*$ ]] || { echo "run-all.sh: SHARDS is '$SHARDS'; allowed: a whole number from 1" >&2; exit 2; }
 export CUDAIMAGE_BUNDLE=$B
 
 if [[ -z ${REQUIRE_GPU:-} ]]; then
@@ -110,7 +115,32 @@ env_report() {
 gtest_part() {   # gtest_part NAME BINARY ARGS...
     local name=$1 bin=$2; shift 2
     if [[ ! -x $bin ]]; then skip "$name" "not in this bundle"; return; fi
+    if ((SHARDS > 1)); then part "$name" gtest_sharded "$name" "$bin"; return; fi
     part "$name" "$bin" --gtest_output="xml:$OUT/$name.xml" "$@"
+}
+
+# The tests whose test case ends in _DeviceWide read the whole device's free memory or exhaust it:
+# they run alone, first; then the rest in SHARDS processes at once on the one GPU (gtest's own
+# sharding). FILTER narrows both (a positive gtest pattern). 0 when every process passed.
+# shellcheck disable=SC2317  # called through part()
+gtest_sharded() {   # gtest_sharded NAME BINARY
+    local name=$1 bin=$2 rc=0 i pids=()
+    local positive=${FILTER:-*}
+    echo "exclusive pass: $positive with *_DeviceWide.* alone"
+    timeout -k 30 "$PART_TIMEOUT" "$bin" --gtest_filter="*_DeviceWide.*" --gtest_output="xml:$OUT/$name-exclusive.xml" \
+        > "$OUT/$name-exclusive.log" 2>&1 || rc=1
+    tail -3 "$OUT/$name-exclusive.log"
+    for ((i = 0; i < SHARDS; i++)); do
+        GTEST_TOTAL_SHARDS=$SHARDS GTEST_SHARD_INDEX=$i timeout -k 30 "$PART_TIMEOUT" "$bin" \
+            --gtest_filter="$positive-*_DeviceWide.*" --gtest_output="xml:$OUT/$name-shard$i.xml" \
+            > "$OUT/$name-shard$i.log" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${!pids[@]}"; do
+        wait "${pids[$i]}" || rc=1
+        echo "shard $i of $SHARDS:"; grep -E '^\[==========\]|^\[  PASSED  \]|^\[  FAILED  \]|^\[  SKIPPED \] [0-9]' "$OUT/$name-shard$i.log" | sed 's/^/  /'
+    done
+    return $rc
 }
 
 # shellcheck disable=SC2317  # called through part()
