@@ -59,6 +59,86 @@ class ArgumentsTest(unittest.TestCase):
             cit.gaussian_blur_batch(np.zeros((2, 8, 8, 3), np.uint8), 1.0)
 
 
+class FakeCudaArray:
+    """A CUDA array interface over no memory: enough for the checks that run before any CUDA call."""
+
+    def __init__(self, shape, typestr="|u1"):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0x10000, False),
+                                         "strides": None, "version": 3}
+
+
+class KsizeAndSigmaRulesTest(unittest.TestCase):
+    """ksize: an int or a (w, h) tuple is one kernel for every image; a list (array, any non-tuple
+    sequence) is one per image and has exactly N entries. sigma: a number is every image; a
+    sequence, array or tensor has one value (every image) or N. Checked before any CUDA call."""
+
+    def test_an_int_or_a_tuple_is_one_kernel_for_every_image(self):
+        self.assertEqual(cit._ksizes(5, 8, 1), [(5, 5)])
+        self.assertEqual(cit._ksizes((3, 5), 8, 1), [(3, 5)])
+        self.assertEqual(cit._ksizes((3, 5), 2, 1), [(3, 5)])           # N = 2: still one kernel
+        self.assertEqual(cit._ksizes(np.int64(7), 3, 1), [(7, 7)])
+        self.assertEqual(cit._ksizes(np.array(9), 3, 1), [(9, 9)])
+        self.assertEqual(cit._ksizes(None, 3, 1), [])
+
+    def test_a_list_is_one_kernel_per_image(self):
+        self.assertEqual(cit._ksizes([3, 5], 2, 1), [(3, 3), (5, 5)])   # N = 2: two kernels
+        self.assertEqual(cit._ksizes([(3, 5), 7], 2, 1), [(3, 5), (7, 7)])
+        self.assertEqual(cit._ksizes([[3, 5], [5, 7]], 2, 1), [(3, 5), (5, 7)])
+        self.assertEqual(cit._ksizes(np.array([3, 5, 7]), 3, 1), [(3, 3), (5, 5), (7, 7)])
+        self.assertEqual(cit._ksizes(np.array([[3, 5], [5, 7]]), 2, 1), [(3, 5), (5, 7)])
+        self.assertEqual(cit._ksizes(range(1, 6, 2), 3, 1), [(1, 1), (3, 3), (5, 5)])
+        self.assertEqual(cit._ksizes([3, (1, 5)], 2, 3), [(3, 3)] * 3 + [(1, 5)] * 3)   # NCHW: per plane
+
+    def test_a_list_of_another_length_is_refused(self):
+        for ksize, n in (([3, 5], 8), ([3], 8), ([3, 5, 7], 2), (np.array([3, 5]), 3), ([], 1)):
+            with self.subTest(ksize=ksize, n=n):
+                with self.assertRaisesRegex(ValueError, "ksize is a list of %d entries for %d images" % (len(ksize), n)):
+                    cit._ksizes(ksize, n, 1)
+
+    def test_malformed_ksize_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "ksize is the tuple \\(3, 5, 7\\); a tuple is one kernel"):
+            cit._ksizes((3, 5, 7), 3, 1)
+        with self.assertRaisesRegex(ValueError, "ksize is the tuple"):
+            cit._ksizes((3.0, 5), 3, 1)
+        with self.assertRaisesRegex(TypeError, "ksize\\[1\\] is 'a'"):
+            cit._ksizes([3, "a"], 2, 1)
+        with self.assertRaisesRegex(TypeError, "ksize\\[0\\] is \\(3, 5, 7\\)"):
+            cit._ksizes([(3, 5, 7), 3], 2, 1)
+        with self.assertRaisesRegex(TypeError, "ksize is a str"):
+            cit._ksizes("3", 1, 1)
+        with self.assertRaisesRegex(TypeError, "ksize is a float"):
+            cit._ksizes(3.0, 1, 1)
+
+    def test_sigma_forms(self):
+        self.assertEqual(cit._sigmas(1, 4, 1, "sigma"), [1.0])
+        self.assertEqual(cit._sigmas(np.float32(1.5), 4, 1, "sigma"), [1.5])
+        self.assertEqual(cit._sigmas(np.array(2.5), 4, 1, "sigma"), [2.5])           # 0-d: every image
+        self.assertEqual(cit._sigmas([0.5], 4, 1, "sigma"), [0.5])                   # one value: every image
+        self.assertEqual(cit._sigmas((0.5, 1.0), 2, 3, "sigma"), [0.5] * 3 + [1.0] * 3)
+        self.assertEqual(cit._sigmas(np.array([1, 2, 3]), 3, 1, "sigma_y"), [1.0, 2.0, 3.0])
+        self.assertEqual(cit._sigmas(None, 3, 1, "sigma"), [])
+        with self.assertRaisesRegex(ValueError, "sigma has 2 values for 3 images"):
+            cit._sigmas([1.0, 2.0], 3, 1, "sigma")
+        with self.assertRaisesRegex(TypeError, "sigma_y is a str"):
+            cit._sigmas("1.0", 3, 1, "sigma_y")
+        with self.assertRaisesRegex(TypeError, "sigma is \\[\\[1.0, 2.0\\]\\]; allowed: a number"):
+            cit._sigmas([[1.0, 2.0]], 2, 1, "sigma")
+
+    def test_the_call_refuses_before_any_cuda_call(self):
+        """Through gaussian_blur_batch on an array interface over no memory: the argument checks
+        come before the stream and the filter (the first CUDA calls)."""
+        x, out = FakeCudaArray((8, 16, 16, 3)), FakeCudaArray((8, 16, 16, 3))
+        with self.assertRaisesRegex(ValueError, "ksize is a list of 2 entries for 8 images"):
+            cit.gaussian_blur_batch(x, 1.0, ksize=[3, 5], out=out)
+        with self.assertRaisesRegex(ValueError, "ksize is the tuple"):
+            cit.gaussian_blur_batch(x, 1.0, ksize=(3, 5, 7), out=out)
+        with self.assertRaisesRegex(ValueError, "sigma has 3 values for 8 images"):
+            cit.gaussian_blur_batch(x, [1.0, 2.0, 3.0], out=out)
+        planes = FakeCudaArray((2, 3, 16, 16), "<f4")                                # NCHW: N is 2, not 6
+        with self.assertRaisesRegex(ValueError, "ksize is a list of 6 entries for 2 images"):
+            cit.gaussian_blur_batch(planes, 1.0, ksize=[3] * 6, layout="NCHW", out=FakeCudaArray((2, 3, 16, 16), "<f4"))
+
+
 @unittest.skipUnless(gpu_available(), "needs a CUDA device")
 class GpuMatBatchTest(unittest.TestCase):
     def test_list_with_per_image_sigma_and_sizes(self):

@@ -29,6 +29,7 @@ dtype is written and returned (it must not overlap ``x`` otherwise).
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any, Sequence
 
 import cv2
@@ -186,13 +187,26 @@ def _images(v: _View, layout: str, name: str):
 
 
 def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
+    """A sigma argument as a list: [] (None: the filter's), [s] (every image) or one per plane."""
     if sigma is None:
         return []
     if isinstance(sigma, (int, float)):
         return [float(sigma)]
+    if isinstance(sigma, numbers.Real):                       # np.float32, np.int64, ...
+        return [float(sigma)]
+    if isinstance(sigma, (str, bytes)):
+        raise TypeError("gaussian_blur_batch: %s is a %s; allowed: a number, or a sequence, NumPy array or "
+                        "tensor of numbers (one per image)" % (name, type(sigma).__name__))
     if hasattr(sigma, "tolist"):                              # NumPy, CuPy, torch (a device tensor waits for it)
+        _check_array_sigma(sigma, name)
         sigma = sigma.tolist()
-    values = [float(s) for s in sigma]
+        if isinstance(sigma, (int, float)):                   # a 0-d array or tensor: every image
+            return [float(sigma)]
+    try:
+        values = [float(s) for s in sigma]
+    except (TypeError, ValueError):
+        raise TypeError("gaussian_blur_batch: %s is %r; allowed: a number, or a sequence, NumPy array or tensor "
+                        "of numbers (one per image)" % (name, sigma)) from None
     if len(values) not in (1, n):
         raise ValueError("gaussian_blur_batch: %s has %d values for %d images; allowed: one or one per image"
                          % (name, len(values), n))
@@ -201,18 +215,73 @@ def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
     return [s for s in values for _ in range(per_plane)]
 
 
+def _check_array_sigma(sigma: Any, name: str) -> None:
+    """Refuses a sigma tensor that requires grad (the blur is not differentiable in sigma) and a
+    device array read back while the current stream is captured into a CUDA graph (the read
+    synchronises, which would invalidate the capture)."""
+    lib = _library(sigma)
+    if lib == "torch":
+        import torch
+        if sigma.requires_grad and torch.is_grad_enabled():
+            raise ValueError("gaussian_blur_batch: %s requires grad, but the blur is not differentiable with "
+                             "respect to sigma (only x is); pass %s.detach() or Python floats" % (name, name))
+        capturing = sigma.is_cuda and torch.cuda.is_current_stream_capturing()
+    elif lib == "cupy":
+        import cupy
+        capturing = getattr(cupy.cuda.get_current_stream(), "is_capturing", lambda: False)()
+    else:
+        return
+    if capturing:
+        raise RuntimeError("gaussian_blur_batch: %s is a CUDA array and the current stream is being captured "
+                           "into a CUDA graph; reading its values back to the host would synchronise and "
+                           "invalidate the capture. During capture pass %s as host values: Python floats "
+                           "(a list) or a NumPy array" % (name, name))
+
+
+def _ksize_pair(k: Any) -> tuple[int, int] | None:
+    """An int k -> (k, k); a pair of ints -> (w, h); None for anything else."""
+    if isinstance(k, numbers.Integral) and not isinstance(k, bool):
+        return int(k), int(k)
+    if isinstance(k, (tuple, list)) and len(k) == 2 and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in k):
+        return int(k[0]), int(k[1])
+    return None
+
+
 def _ksizes(ksize: Any, n: int, per_plane: int) -> list[tuple[int, int]]:
+    """ksize as a list: [] (None: from sigma), [(w, h)] (an int or a (w, h) tuple: every image) or
+    one per plane (a list, array or other non-tuple sequence of exactly n ints or (w, h) pairs)."""
     if ksize is None:
         return []
-    if isinstance(ksize, int):
+    if isinstance(ksize, int) and not isinstance(ksize, bool):
         return [(ksize, ksize)]
-    if len(ksize) == 2 and all(isinstance(k, int) for k in ksize):
-        return [(int(ksize[0]), int(ksize[1]))]
-    sizes = [(k, k) if isinstance(k, int) else (int(k[0]), int(k[1])) for k in ksize]
-    if len(sizes) not in (1, n):
-        raise ValueError("gaussian_blur_batch: ksize has %d values for %d images; allowed: one or one per image"
-                         % (len(sizes), n))
-    return sizes if len(sizes) == 1 or per_plane == 1 else [s for s in sizes for _ in range(per_plane)]
+    if isinstance(ksize, tuple):
+        pair = _ksize_pair(ksize)
+        if pair is None:
+            raise ValueError("gaussian_blur_batch: ksize is the tuple %r; a tuple is one kernel for every image "
+                             "and must be (width, height), two ints; for one kernel per image pass a list of "
+                             "%d entries" % (ksize, n))
+        return [pair]
+    if hasattr(ksize, "tolist"):                             # NumPy array or scalar, tensor
+        ksize = ksize.tolist()
+    if isinstance(ksize, numbers.Integral) and not isinstance(ksize, bool):
+        return [(int(ksize), int(ksize))]
+    if isinstance(ksize, (str, bytes)) or not hasattr(ksize, "__len__"):
+        raise TypeError("gaussian_blur_batch: ksize is a %s; allowed: None, an int, a (width, height) tuple "
+                        "(every image) or a list of one int or (width, height) per image"
+                        % type(ksize).__name__)
+    if len(ksize) != n:
+        raise ValueError("gaussian_blur_batch: ksize is a list of %d entries for %d images; a list (or array) "
+                         "gives one kernel per image and must have %d entries; for one kernel for every image "
+                         "pass an int or a (width, height) tuple" % (len(ksize), n, n))
+    sizes = []
+    for i, k in enumerate(ksize):
+        pair = _ksize_pair(k)
+        if pair is None:
+            raise TypeError("gaussian_blur_batch: ksize[%d] is %r; allowed: an int or a (width, height) pair of ints"
+                            % (i, k))
+        sizes.append(pair)
+    return sizes if per_plane == 1 else [s for s in sizes for _ in range(per_plane)]
 
 
 def _cv_stream(stream: Any, x: Any) -> Any:
@@ -251,13 +320,53 @@ def gaussian_blur_batch(x: Any, sigma: float | Sequence[float] | Any, sigma_y: f
                         out: Any = None, border: int = cv2.BORDER_REPLICATE, stream: Any = None) -> Any:
     """Blurs every image of the batch ``x`` with its own Gaussian; returns the result tensor.
 
-    ``sigma``: one value, or one per image (a sequence, NumPy array or tensor of N values);
-    ``sigma_y``: the same, None for sigma; ``ksize``: None (from sigma, OpenCV's rule), an odd int or
-    (width, height), or one per image. ``layout``: 'NHWC', 'NCHW', 'NHW' or None (see the module).
-    ``out``: None (a new tensor like ``x``), ``x`` (in place) or a tensor of x's shape and dtype.
-    ``border``: cv2.BORDER_REPLICATE (default), BORDER_REFLECT_101, BORDER_REFLECT, BORDER_WRAP,
-    BORDER_CONSTANT. ``stream``: None (the producer's current stream) or a stream (see the module).
+    ``sigma``: a number (every image), or one per image (a sequence, NumPy array or tensor of N
+    values; one value is every image); ``sigma_y``: the same, None for sigma. ``ksize``: None (from
+    sigma, OpenCV's rule), an odd int or a tuple (width, height): one kernel for every image; a list
+    (or array) of exactly N entries, each an int or a (width, height) pair: one per image.
+    ``layout``: 'NHWC', 'NCHW', 'NHW' or None (see the module). ``out``: None (a new tensor like
+    ``x``), ``x`` (in place) or a tensor of x's shape and dtype. ``border``: cv2.BORDER_REPLICATE
+    (default), BORDER_REFLECT_101, BORDER_REFLECT, BORDER_WRAP, BORDER_CONSTANT. ``stream``: None
+    (the producer's current stream) or a stream (see the module). A float torch tensor that requires
+    grad (with grad enabled) gets a result with a ``grad_fn``; then ``out`` must be None.
     """
+    if getattr(x, "requires_grad", False) and _library(x) == "torch":
+        from . import _tensor_grad
+        import torch
+        if torch.is_grad_enabled():
+            return _blur_with_grad(_tensor_grad, x, sigma, sigma_y, ksize, layout, out, border, stream)
+    return _blur(x, sigma, sigma_y, ksize, layout, out, border, stream)
+
+
+def _blur_with_grad(grad: Any, x: Any, sigma: Any, sigma_y: Any, ksize: Any, layout: str | None, out: Any,
+                    border: int, stream: Any) -> Any:
+    """The blur as a torch.autograd.Function (_tensor_grad): the same forward, and the adjoint as
+    its backward. The arguments are read once, here, into host lists."""
+    if out is x:
+        raise RuntimeError("gaussian_blur_batch: in place (out=x) on a tensor that requires grad is refused: "
+                           "autograd needs x unchanged; call without out=, or under torch.no_grad()")
+    if out is not None:
+        raise RuntimeError("gaussian_blur_batch: out= does not support automatic differentiation and x requires "
+                           "grad (PyTorch's rule for out= functions); call without out=, or pass x.detach()")
+    src = _View(x, "x")
+    lay = _layout_of(src, layout)
+    n = src.shape[0]
+    sx = _sigmas(sigma, n, 1, "sigma")
+    sy = _sigmas(sigma_y, n, 1, "sigma_y")
+    ks = _ksizes(ksize, n, 1)
+
+    def one(values: list) -> Any:
+        return None if not values else values[0] if len(values) == 1 else values
+
+    def blur(t: Any) -> Any:
+        return _blur(t, one(sx), one(sy), one(ks), lay, None, border, stream)
+
+    plan = grad._Plan(lay, src.depth, sx, sy, ks, border)
+    return grad.function().apply(x, blur, plan)
+
+
+def _blur(x: Any, sigma: Any, sigma_y: Any, ksize: Any, layout: str | None, out: Any, border: int,
+          stream: Any) -> Any:
     src = _View(x, "x")
     lay = _layout_of(src, layout)
     if out is None:
