@@ -279,6 +279,88 @@ class TorchTensorTest(unittest.TestCase):
         _check_batch(self, host, z.cpu().numpy(), [1.7] * 64, "NHWC", 0)
 
 
+@unittest.skipUnless(gpu_available() and HAVE_TORCH, "needs a CUDA device and PyTorch")
+class RefusalSequenceTest(unittest.TestCase):
+    """A refused call changes nothing: cv2.cudaimage.tensor keeps one filter per type and border for
+    the whole process, so a later good call on the same filter must give exactly the CPU's result,
+    whatever was refused before it (kernels seen before the bad image included)."""
+
+    def test_a_refusal_after_good_images_then_a_good_batch(self):
+        """The reproducer: image 3 of 8 refused (sigma -1 after three images of sigma 1), then 32
+        images whose sigmas include 1.0, on random data, every image equal to cv2.GaussianBlur."""
+        rng = np.random.default_rng(20)
+        x8 = torch.from_numpy(random_batch(rng, (8, 64, 64, 3), np.uint8)).cuda()
+        f = cit._filter(cv2.CV_8UC3, cv2.BORDER_REPLICATE)
+        with self.assertRaisesRegex(cv2.error, "image 3: "):
+            cit.gaussian_blur_batch(x8, [1, 1, 1, -1, 1, 1, 1, 1])
+        host = random_batch(rng, (32, 96, 96, 3), np.uint8)
+        xs = torch.from_numpy(host).cuda()
+        sigmas = [0.5 + 0.05 * i for i in range(32)]
+        self.assertIn(1.0, sigmas)
+        ys = cit.gaussian_blur_batch(xs, sigmas)
+        self.assertIs(cit._filter(cv2.CV_8UC3, cv2.BORDER_REPLICATE), f)   # the same process-wide filter
+        torch.cuda.synchronize()
+        _check_batch(self, host, ys.cpu().numpy(), sigmas, "NHWC", 0)
+
+    def test_random_sequence_of_good_and_bad_calls(self):
+        """About 60 calls per dtype on one filter (one type, one border): good calls with per-image
+        sigmas from a small set (so kernels repeat across calls) and sometimes per-image or common
+        ksize, mixed with calls refused at a random image (negative, NaN or zero sigma; even ksize)
+        or for a list of the wrong length. Every refusal raises; every good call equals the CPU."""
+        pool = [0.3, 0.7, 1.0, 1.6, 2.5, 4.0]
+        for dtype, border, tol in ((np.uint8, cv2.BORDER_REFLECT_101, 0), (np.float32, cv2.BORDER_REPLICATE, 1e-5)):
+            rng = np.random.default_rng(21)
+            h, w = 40, 36
+            good = bad = 0
+            for call in range(60):
+                n = int(rng.integers(1, 7))
+                host = random_batch(rng, (n, h, w, 3), dtype)
+                x = torch.from_numpy(host).cuda()
+                sigmas = [float(rng.choice(pool)) for _ in range(n)]
+                ksize = None
+                if rng.random() < 0.3:
+                    ksize = [int(rng.choice([1, 3, 5, 7, 9])) for _ in range(n)]
+                elif rng.random() < 0.15:
+                    ksize = (int(rng.choice([3, 5])), int(rng.choice([5, 7])))
+                kind = rng.choice(["good", "good", "good", "sigma", "ksize", "length"])
+                if kind == "sigma":                               # refused whatever image i's ksize is:
+                    i = int(rng.integers(n))                      # NaN always, <= 0 with ksize 0 (derived)
+                    sigmas[i] = float(rng.choice([-1.0, float("nan"), 0.0]))
+                    if ksize is not None:
+                        ksize = list(ksize) if isinstance(ksize, list) else [ksize] * n
+                        ksize[i] = 0
+                    expect = "image %d: " % i
+                elif kind == "ksize":
+                    i = int(rng.integers(n))
+                    ksize = ksize if isinstance(ksize, list) else [0] * n
+                    ksize[i] = int(rng.choice([2, 4, 6]))
+                    expect = "image %d: ksize" % i
+                elif kind == "length":
+                    if rng.random() < 0.5:
+                        sigmas = sigmas + [1.0]
+                        expect = "sigma has %d values for %d images" % (n + 1, n)
+                    else:
+                        ksize = [3] * (n + 1)
+                        expect = "ksize is a list of %d entries for %d images" % (n + 1, n)
+                with self.subTest(dtype=dtype.__name__, call=call, kind=str(kind), n=n, sigmas=sigmas, ksize=ksize):
+                    if kind != "good":
+                        with self.assertRaisesRegex((cv2.error, ValueError), expect):
+                            cit.gaussian_blur_batch(x, sigmas, ksize=ksize, border=border)
+                        bad += 1
+                        continue
+                    y = cit.gaussian_blur_batch(x, sigmas, ksize=ksize, border=border)
+                    got = y.cpu().numpy()
+                    for j in range(n):
+                        k = ksize if isinstance(ksize, tuple) else (0, 0) if ksize is None else (ksize[j], ksize[j])
+                        want = cpu_blur(host[j], sigmas[j], k, border)
+                        np.testing.assert_allclose(got[j], want, rtol=0,
+                                                   atol=tol * float(np.abs(host).max()),
+                                                   err_msg="call %d image %d sigma %g ksize %s" % (call, j, sigmas[j], k))
+                    good += 1
+            self.assertGreater(good, 20)
+            self.assertGreater(bad, 10)
+
+
 @unittest.skipUnless(gpu_available() and HAVE_CUPY, "needs a CUDA device and CuPy")
 class CupyTensorTest(unittest.TestCase):
     def test_nhwc_and_nchw(self):
