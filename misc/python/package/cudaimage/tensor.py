@@ -26,6 +26,20 @@ run (``tensor.record_stream`` in PyTorch).
 Results: ``out=None`` allocates a tensor of the producer's library like ``x`` (``torch.empty_like``,
 ``cupy.empty_like``) and returns it; ``out=x`` blurs in place; any other ``out`` of ``x``'s shape and
 dtype is written and returned (it must not overlap ``x`` otherwise).
+
+Arguments: ``sigma`` (and ``sigma_y``) is a number for every image, or a sequence, NumPy array or
+tensor of one value (every image) or N values (one per image; NCHW: per image, not per plane).
+``ksize`` is None (from sigma), an int or a tuple ``(width, height)``: one kernel for every image;
+or a list (NumPy array, any sequence but a tuple) of exactly N entries, each an int or a
+``(width, height)`` pair: one per image. A sigma on the device is read back to the host, which
+waits for it, and is refused while the current stream is captured into a CUDA graph (pass host
+values then); everything else the call does is legal during capture.
+
+Gradients: a float32 or float64 torch tensor that requires grad, with grad enabled, is blurred by a
+``torch.autograd.Function`` (``_tensor_grad``): the same forward, and as backward the exact adjoint
+of the blur, borders included (``My^T @ G @ Mx`` per image with the n x n operator matrix of each
+axis). Sigma and ksize are constants (a sigma tensor that requires grad is refused); ``out=`` is
+refused then (PyTorch's rule for out= functions), in place included.
 """
 from __future__ import annotations
 
