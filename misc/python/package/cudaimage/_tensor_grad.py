@@ -54,23 +54,24 @@ def border_index(p: np.ndarray, n: int, border: int) -> np.ndarray:
     """cv2.borderInterpolate over an array of positions; -1 where BORDER_CONSTANT leaves the image."""
     b = border & ~cv2.BORDER_ISOLATED
     if b == cv2.BORDER_REPLICATE:
-        return np.clip(p, 0, n - 1)
+        return np.asarray(np.clip(p, 0, n - 1))
     if b == cv2.BORDER_WRAP:
-        return np.mod(p, n)
+        return np.asarray(np.mod(p, n))
     if b == cv2.BORDER_REFLECT:                        # fedcba|abcdefgh|hgfedcb, period 2n
         q = np.mod(p, 2 * n)
-        return np.where(q < n, q, 2 * n - 1 - q)
+        return np.asarray(np.where(q < n, q, 2 * n - 1 - q))
     if b == cv2.BORDER_REFLECT_101:                    # gfedcb|abcdefgh|gfedcba, period 2n - 2
         if n == 1:
             return np.zeros_like(p)
         q = np.mod(p, 2 * n - 2)
-        return np.where(q < n, q, 2 * n - 2 - q)
+        return np.asarray(np.where(q < n, q, 2 * n - 2 - q))
     if b == cv2.BORDER_CONSTANT:
-        return np.where((p >= 0) & (p < n), p, -1)
+        return np.asarray(np.where((p >= 0) & (p < n), p, -1))
     raise ValueError("gaussian_blur_batch: border is %d; allowed: %s" % (border, _BORDERS))
 
 
-def axis_entries(n: int, ksize: int, sigma: float, border: int, float32: bool):
+def axis_entries(n: int, ksize: int, sigma: float, border: int,
+                 float32: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The operator of one axis of length n as (rows, cols, values), duplicates not summed
     (n * ksize entries, fewer for BORDER_CONSTANT)."""
     k = taps(ksize, sigma, float32)
@@ -96,7 +97,7 @@ def axis_matrix(n: int, ksize: int, sigma: float, border: int, float32: bool = F
 # Operator matrices on the device, by (n, ksize, sigma, border, dtype, device): a training loop
 # that blurs with the same sigmas every step builds them once. Bounded in bytes.
 _CACHE_BYTES = 256 << 20
-_cache: OrderedDict[tuple, Any] = OrderedDict()
+_cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 _cache_bytes = 0
 
 
@@ -122,14 +123,15 @@ def _device_matrix(torch: Any, n: int, ksize: int, sigma: float, border: int, dt
     return m
 
 
-def _pick(values: list, i: int, default: Any) -> Any:
+def _pick(values: list[Any], i: int, default: Any) -> Any:
     return default if not values else values[0] if len(values) == 1 else values[i]
 
 
 class _Plan:
     """What the backward needs: the per-image arguments as the forward took them."""
 
-    def __init__(self, layout: str, depth: int, sx: list, sy: list, ks: list, border: int):
+    def __init__(self, layout: str, depth: int, sx: list[float], sy: list[float], ks: list[tuple[int, int]],
+                 border: int):
         self.layout, self.depth, self.sx, self.sy, self.ks, self.border = layout, depth, sx, sy, ks, border
 
 
@@ -142,12 +144,12 @@ def adjoint(torch: Any, g: Any, plan: _Plan) -> Any:
     else:
         gp = g
     n, _, h, w = gp.shape
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}
     for i in range(n):
         key = resolve(plan.depth, _pick(plan.ks, i, (0, 0)), _pick(plan.sx, i, 1.0), _pick(plan.sy, i, 0.0))
         groups.setdefault(key, []).append(i)
 
-    def apply(key: tuple, part: Any) -> Any:
+    def apply(key: tuple[Any, ...], part: Any) -> Any:
         kw, sx, kh, sy = key
         mx = _device_matrix(torch, w, kw, sx, plan.border, g.dtype, g.device)
         my = _device_matrix(torch, h, kh, sy, plan.border, g.dtype, g.device)

@@ -206,16 +206,17 @@ def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
         return []
     if isinstance(sigma, (int, float)):
         return [float(sigma)]
-    if isinstance(sigma, numbers.Real):                       # np.float32, np.int64, ...
-        return [float(sigma)]
-    if isinstance(sigma, (str, bytes)):
-        raise TypeError("gaussian_blur_batch: %s is a %s; allowed: a number, or a sequence, NumPy array or "
-                        "tensor of numbers (one per image)" % (name, type(sigma).__name__))
-    if hasattr(sigma, "tolist"):                              # NumPy, CuPy, torch (a device tensor waits for it)
-        _check_array_sigma(sigma, name)
-        sigma = sigma.tolist()
-        if isinstance(sigma, (int, float)):                   # a 0-d array or tensor: every image
+    if not isinstance(sigma, (list, tuple)):
+        if isinstance(sigma, numbers.Real):                   # np.float32, np.int64, ...
             return [float(sigma)]
+        if isinstance(sigma, (str, bytes)):
+            raise TypeError("gaussian_blur_batch: %s is a %s; allowed: a number, or a sequence, NumPy array or "
+                            "tensor of numbers (one per image)" % (name, type(sigma).__name__))
+        if hasattr(sigma, "tolist"):                          # NumPy, CuPy, torch (a device tensor waits for it)
+            _check_array_sigma(sigma, name)
+            sigma = sigma.tolist()
+            if isinstance(sigma, (int, float)):               # a 0-d array or tensor: every image
+                return [float(sigma)]
     try:
         values = [float(s) for s in sigma]
     except (TypeError, ValueError):
@@ -254,6 +255,10 @@ def _check_array_sigma(sigma: Any, name: str) -> None:
 
 def _ksize_pair(k: Any) -> tuple[int, int] | None:
     """An int k -> (k, k); a pair of ints -> (w, h); None for anything else."""
+    if type(k) is int:
+        return k, k
+    if type(k) is tuple and len(k) == 2 and type(k[0]) is int and type(k[1]) is int:
+        return k[0], k[1]
     if isinstance(k, numbers.Integral) and not isinstance(k, bool):
         return int(k), int(k)
     if isinstance(k, (tuple, list)) and len(k) == 2 and all(
@@ -270,6 +275,8 @@ def _ksizes(ksize: Any, n: int, per_plane: int) -> list[tuple[int, int]]:
     if isinstance(ksize, int) and not isinstance(ksize, bool):
         return [(ksize, ksize)]
     if isinstance(ksize, tuple):
+        if len(ksize) == 2 and type(ksize[0]) is int and type(ksize[1]) is int:
+            return [(ksize[0], ksize[1])]
         pair = _ksize_pair(ksize)
         if pair is None:
             raise ValueError("gaussian_blur_batch: ksize is the tuple %r; a tuple is one kernel for every image "
@@ -369,7 +376,7 @@ def _blur_with_grad(grad: Any, x: Any, sigma: Any, sigma_y: Any, ksize: Any, lay
     sy = _sigmas(sigma_y, n, 1, "sigma_y")
     ks = _ksizes(ksize, n, 1)
 
-    def one(values: list) -> Any:
+    def one(values: list[Any]) -> Any:
         return None if not values else values[0] if len(values) == 1 else values
 
     def blur(t: Any) -> Any:
