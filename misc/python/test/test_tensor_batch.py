@@ -4,8 +4,11 @@ CuPy tensors (NHWC, NCHW, NHW; every dtype; per-image sigma), each image against
 the host (uint8 / uint16 identical). Zero copy is checked by pointer (out= and in place keep the
 tensor's memory), stream order by blurring on a side stream right after the producer's work there.
 
-Argument checks run without a GPU (they fail before any CUDA call); the rest skips without a CUDA
-device, and the tensor cases without PyTorch or CuPy.
+The ksize and sigma rules (an int or a (w, h) tuple is one kernel for every image, a list one per
+image with exactly N entries) and the other argument checks run without a GPU (they fail before any
+CUDA call). A refused call changes nothing: the issue's reproducer and a seeded sequence of good and
+refused calls on the process-wide filters check every good result against the CPU. The rest skips
+without a CUDA device, and the tensor cases without PyTorch or CuPy.
 """
 import unittest
 
