@@ -88,6 +88,18 @@ void checkListSize(const std::vector<T>& v, size_t n, const char* function, cons
                                              "(every image) or one per image", function, name, v.size(), n));
 }
 
+/** body(Range) over [0, n): on the host's threads where there is enough work to repay waking them
+ * (a new kernel's taps take a fraction of a microsecond, a parallel_for_ some tens), else here. */
+template <class F>
+void forKernels(size_t n, F&& body)
+{
+    constexpr size_t kParallelFrom = 512;
+    if (n >= kParallelFrom)
+        parallel_for_(Range(0, static_cast<int>(n)), body, static_cast<double>(n) / 128);
+    else if (n > 0)
+        body(Range(0, static_cast<int>(n)));
+}
+
 template <class T>
 T pick(const std::vector<T>& v, size_t i, const T& fallback) { return v.empty() ? fallback : v.size() == 1 ? v[0] : v[i]; }
 
@@ -286,9 +298,8 @@ private:
             }
             out[i] = &it->second;
         }
-        // New kernels' taps (cv::getGaussianKernel in soft double, twice) over the host's threads:
-        // a batch of fresh random sigmas costs microseconds per image on one thread.
-        parallel_for_(Range(0, static_cast<int>(freshList.size())), [&](const Range& r) {
+        // New kernels' taps (cv::getGaussianKernel's bits in hardware doubles, gaussian_taps.hpp).
+        forKernels(freshList.size(), [&](const Range& r) {
             for (int j = r.start; j < r.end; j++)
             {
                 KernelEntry& e = *freshList[j];
@@ -420,7 +431,7 @@ private:
         std::sort(freshTaps.begin(), freshTaps.end());
         freshTaps.erase(std::unique(freshTaps.begin(), freshTaps.end()), freshTaps.end());
         std::vector<BatchTaps> built(freshTaps.size());
-        parallel_for_(Range(0, static_cast<int>(freshTaps.size())), [&](const Range& r) {
+        forKernels(freshTaps.size(), [&](const Range& r) {
             for (int j = r.start; j < r.end; j++)
                 built[j] = GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->taps);
         });

@@ -1,6 +1,8 @@
 // The description of one image's call (gaussian_call.hpp).
 #include "precomp.hpp"
+#include <cfloat>
 #include <climits>
+#include <cmath>
 #include <mutex>
 #include "cuda_check.hpp"
 #include "gaussian_call.hpp"
@@ -39,7 +41,12 @@ FilterTaps filterTaps(int srcType, Size ksize, double sigmaX, double sigmaY)
     f.depth = depth;
     f.channels = CV_MAT_CN(srcType);
     f.x = makeTaps(shape.ksize.width, shape.sigmaX, bits);
-    f.y = makeTaps(shape.ksize.height, shape.sigmaY, bits);
+    // CPU cv::GaussianBlur's rule (createGaussianKernels): the vertical kernel is the horizontal
+    // one when the sizes match and the sigmas differ by less than DBL_EPSILON.
+    if (shape.ksize.height == shape.ksize.width && std::abs(shape.sigmaX - shape.sigmaY) < DBL_EPSILON)
+        f.y = f.x;
+    else
+        f.y = makeTaps(shape.ksize.height, shape.sigmaY, bits);
     return f;
 }
 

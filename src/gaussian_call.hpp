@@ -34,8 +34,9 @@ struct FilterShape
     bool horizontalTapsBelowOne = true, verticalTapsBelowOne = true;       //!< tapsBelowOne()
 };
 
-/** The taps CPU cv::GaussianBlur builds for these (checked: checkArguments) arguments. Host only. */
-FilterTaps filterTaps(int srcType, Size ksize, double sigmaX, double sigmaY);
+/** The taps CPU cv::GaussianBlur builds for these (checked: checkArguments) arguments. Host only.
+ * Exported for the tests (test/test_gaussian_taps_bit_exact.cpp), not part of the API. */
+CV_EXPORTS FilterTaps filterTaps(int srcType, Size ksize, double sigmaX, double sigmaY);
 
 /** A filter's shape from its taps and its (checked) arguments: dstType -1 is srcType,
  * columnBorderMode -1 is rowBorderMode, BORDER_ISOLATED in either makes the filter isolated. */

@@ -1,6 +1,7 @@
 #include "precomp.hpp"
 #include <cmath>
 #include "gaussian_taps.hpp"
+#include "softdouble_exp.hpp"
 
 namespace cv { namespace cuda {
 
@@ -43,11 +44,64 @@ GaussianShape resolveShape(int depth, Size ksize, double sigmaX, double sigmaY)
     return s;
 }
 
+namespace {
+
+// The largest kernel whose squared tap offsets fit OpenCV's int arithmetic ((n - 1)^2 < 2^31):
+// beyond it cv::getGaussianKernel's `x*x` overflows, and only cv::getGaussianKernel itself gives
+// its bits.
+constexpr int kLargestHardwareKernel = 46341;
+
+// The smallest tap value the hardware computes; below it a subnormal could appear.
+constexpr double kSmallestHardwareTap = 0x1p-900;
+
+} // namespace
+
+std::vector<double> gaussianKernelBitExact(int n, double sigma)
+{
+    // OpenCV's getGaussianKernelBitExact (smooth.dispatch.cpp), step for step, in hardware doubles
+    // (softdouble_exp.hpp says why the bits are the same). sigma <= 0 (tables, and sigma from n by
+    // a fused multiply-add) and the largest kernels take cv::getGaussianKernel.
+    std::vector<double> out;
+    if (sigma > 0 && n <= kLargestHardwareKernel && softdoubleExpInHardware())
+    {
+        const double scale2X = -0.125 / rounded(sigma * sigma);
+        const int half = (n - 1) / 2;
+        out.resize(n);
+        double sum = 0;
+        bool representable = true;
+        for (int i = 0, x = 1 - n; i < half; i++, x += 2)
+        {
+            const double v = softdoubleExpHardware(rounded(static_cast<double>(x * x) * scale2X));
+            representable = representable && v >= kSmallestHardwareTap;   // false for NaN too
+            out[i] = v;
+            sum = rounded(sum + v);
+        }
+        sum = rounded(sum * 2.0);
+        sum = rounded(sum + 1.0);
+        if ((n & 1) == 0)
+            sum = rounded(sum + 1.0);
+        const double mul1 = 1.0 / sum;
+        for (int i = 0; i < half; i++)
+        {
+            const double v = rounded(out[i] * mul1);
+            representable = representable && v >= kSmallestHardwareTap;
+            out[i] = out[n - 1 - i] = v;
+        }
+        out[half] = mul1;
+        if ((n & 1) == 0)
+            out[half + 1] = mul1;
+        if (representable)
+            return out;
+    }
+    Mat k = getGaussianKernel(n, sigma, CV_64F);
+    out.assign(k.ptr<double>(), k.ptr<double>() + n);
+    return out;
+}
+
 Taps1D makeTaps(int ksize, double sigma, int fractionBits)
 {
     Taps1D t;
-    Mat k = getGaussianKernel(ksize, sigma, CV_64F);
-    t.real.assign(k.ptr<double>(), k.ptr<double>() + ksize);
+    t.real = gaussianKernelBitExact(ksize, sigma);
     if (fractionBits == 0)
         return t;
 

@@ -47,6 +47,11 @@ struct Taps1D
 };
 Taps1D makeTaps(int ksize, double sigma, int fractionBits);
 
+/** cv::getGaussianKernel(n, sigma, CV_64F), bit for bit, computed in hardware doubles where that
+ * gives the same bits (softdouble_exp.hpp), else by cv::getGaussianKernel. Exported for the
+ * tests (test/test_gaussian_taps_bit_exact.cpp), not part of the API. */
+CV_EXPORTS std::vector<double> gaussianKernelBitExact(int n, double sigma);
+
 /** 8U fixed-point taps centred in 2R+1 slots, zero outside; false when one does not fit a byte (a
  * 1-tap or degenerate kernel has a tap of 256), which rules byte products (DP4A, IMMA) out. */
 inline bool centredByteTaps(const std::vector<uint32_t>& fixed, int R, std::vector<uint32_t>& out)
