@@ -126,6 +126,7 @@ class MypyStrictTest(unittest.TestCase):
             import numpy as np
             import cv2
             import cv2.cudaimage.dask
+            import cv2.cudaimage.transforms
 
             image = np.zeros((4, 4), np.uint8)
             blur = cv2.cuda.createGaussianBlur(cv2.CV_8UC1, -1, (0, 0), 2.0)
@@ -138,6 +139,8 @@ class MypyStrictTest(unittest.TestCase):
             m.deviceArray(readonly="yes")  # wrong
             cv2.cudaimage.device_name("0")  # wrong
             cv2.cudaimage.dask.gaussian_blur(da.zeros((4, 4)), (0, 0), "2.0")  # wrong
+            cv2.cudaimage.transforms.GaussianBlur("3")  # wrong: kernel_size as str
+            cv2.cudaimage.transforms.RandomGaussianBlur(3, (0.1, 2.0), p="0.5")  # wrong
             ''')
         wrong = [i + 1 for i, line in enumerate(code.splitlines()) if "# wrong" in line]
         with tempfile.TemporaryDirectory() as d:

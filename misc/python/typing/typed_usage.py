@@ -10,6 +10,7 @@ import numpy.typing as npt
 import cv2
 import cv2.cudaimage.dask
 import cv2.cudaimage.tensor
+import cv2.cudaimage.transforms
 import dask.array as da
 
 
@@ -58,6 +59,18 @@ def blur_gpumat_batch(images: list[npt.NDArray[np.uint8]], sigmas: list[float], 
 def blur_tensor(x: object, sigmas: list[float]) -> object:
     """cv2.cudaimage.tensor.gaussian_blur_batch: a PyTorch or CuPy batch, blurred where it lies."""
     return cv2.cudaimage.tensor.gaussian_blur_batch(x, sigmas, layout="NHWC", border=cv2.BORDER_REFLECT_101)
+
+
+def blur_transforms(x: object) -> object:
+    """cv2.cudaimage.transforms: GaussianBlur and RandomGaussianBlur (torch.nn.Modules with PyTorch)."""
+    blur = cv2.cudaimage.transforms.GaussianBlur((3, 5), (0.1, 2.0), per_image=True, border="reflect")
+    random_blur = cv2.cudaimage.transforms.RandomGaussianBlur(5, (0.1, 2.0), p=0.5, border=cv2.BORDER_REFLECT_101)
+    sigma: float = cv2.cudaimage.transforms.GaussianBlur.get_params(0.1, 2.0)
+    y = random_blur(blur(x))
+    sigmas: list[float] = blur.last_sigmas
+    chosen: list[bool] = random_blur.last_applied
+    assert blur.kernel_size == (3, 5) and sigma > 0 and len(sigmas) == len(chosen)
+    return y
 
 
 def device_views(m: cv2.cuda.SyncedMat, stream: cv2.cuda.Stream) -> tuple[int, int]:
