@@ -50,6 +50,7 @@ PY=${PYTHON:-python3}
 PART_TIMEOUT=${PART_TIMEOUT:-3600}
 SHARDS=${SHARDS:-1}
 [[ $SHARDS =~ ^[1-9][0-9]*$ ]] || { echo "run-all.sh: SHARDS is '$SHARDS'; allowed: a whole number from 1" >&2; exit 2; }
+export -n SHARDS   # ours: not the parts' (run-sanitizers.sh, which a Python test runs, reads its own)
 export CUDAIMAGE_BUNDLE=$B
 
 if [[ -z ${REQUIRE_GPU:-} ]]; then
