@@ -499,6 +499,14 @@ private:
                     const long long elements = static_cast<long long>(im.call.width) * im.call.channels;
                     b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice->tileOutputs - 1) / im.choice->tileOutputs));
                     b.maxHeight = std::max(b.maxHeight, im.call.height);
+                    if (im.choice->residentBlocks > 0)
+                    {
+                        // a persistent grid: the images' tiles form one sequence
+                        item.firstTile = b.tiles;
+                        b.tiles += im.choice->tiles(im.call.width, im.call.height, im.call.channels);
+                        b.sharedBytes = std::max(b.sharedBytes, im.choice->sharedBytes);
+                        b.residentBlocks = std::max(b.residentBlocks, im.choice->residentBlocks);
+                    }
                 }
                 launches.push_back(b);
             }

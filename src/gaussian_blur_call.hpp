@@ -39,6 +39,7 @@ struct alignas(16) BatchItem
 {
     BlurCall call;
     const void* taps = nullptr;
+    long long firstTile = 0;   //!< persistent-grid paths: the tiles of the launch's items before this one
 };
 
 /** One batched launch of a path: `count` images of one depth and channel count that share the
@@ -54,6 +55,10 @@ struct BatchLaunch
     int blocksAcross = 0;              //!< most tiles across any image of the launch
     int maxHeight = 0;                 //!< most rows of any image of the launch
     int multiprocessors = 0;           //!< the device's SMs (launchers size their strips by them)
+    // Persistent-grid paths (PathChoice::residentBlocks > 0):
+    long long tiles = 0;               //!< every item's tiles (the last item's firstTile plus its own)
+    size_t sharedBytes = 0;            //!< the most dynamic shared memory any item's choice asks for
+    int residentBlocks = 0;            //!< blocks the device holds at once
 };
 
 }}} // namespace cv::cuda::gaussian

@@ -62,9 +62,10 @@ struct Verdict
     int tileOutputs = 0;      //!< single-kernel paths: output elements per block row
     size_t sharedBytes = 0;   //!< single-kernel paths: dynamic shared memory per block
     int residentBlocks = 0;   //!< persistent grids: blocks the grid holds; 0: one block per tile
+    int tileRows = 0;         //!< persistent grids: output rows of a tile
 
     static Verdict decline(const char* why) { Verdict v; v.reason = why; return v; }
-    static Verdict accept(const char* why, int tileOutputs = 0, size_t sharedBytes = 0, int residentBlocks = 0)
+    static Verdict accept(const char* why, int tileOutputs = 0, size_t sharedBytes = 0, int residentBlocks = 0, int tileRows = 0)
     {
         Verdict v;
         v.accepted = true;
@@ -72,7 +73,15 @@ struct Verdict
         v.tileOutputs = tileOutputs;
         v.sharedBytes = sharedBytes;
         v.residentBlocks = residentBlocks;
+        v.tileRows = tileRows;
         return v;
+    }
+
+    /** Persistent grids: the tiles of an image of `width` x `height` pixels of `channels`. */
+    long long tiles(int width, int height, int channels) const
+    {
+        const long long elements = static_cast<long long>(width) * channels;
+        return (elements + tileOutputs - 1) / tileOutputs * ((height + tileRows - 1) / tileRows);
     }
 };
 

@@ -1,7 +1,8 @@
 // The one way src/ launches a kernel: launchChecked(name, kernel, grid, block, sharedBytes, stream,
 // args...) enqueues it with cudaLaunchKernelEx and turns that launch's own error (a bad
 // configuration, no code for the device, too much shared memory, a sticky error of the context)
-// into a cv::Exception naming the kernel.
+// into a cv::Exception naming the kernel; a launch that succeeded is reported to the tests' observer
+// (launch_record.hpp).
 //
 // Why not <<<...>>> and cudaGetLastError(): the last error also holds what unrelated earlier work
 // left pending (a caught allocation failure of the caller's own GpuMat, say), so a check after the
@@ -14,6 +15,7 @@
 #include <utility>
 #include <cuda_runtime.h>
 #include "../cuda_check.hpp"
+#include "../launch_record.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -34,6 +36,7 @@ void launchChecked(const char* name, void (*kernel)(Params...), dim3 grid, dim3 
         (void)cudaGetLastError();
         detail::throwCudaError(err, cv::format("launch of %s", name).c_str(), CV_Func, __FILE__, __LINE__);
     }
+    recordLaunch(name, static_cast<unsigned long long>(grid.x) * grid.y * grid.z);
 }
 
 }}} // namespace cv::cuda::gaussian

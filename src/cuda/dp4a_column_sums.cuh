@@ -2,7 +2,7 @@
 // transposed 4x4 (a word per column, a byte per row), and each output row takes a DP4A per column
 // and group of 4 source rows against a tap word shifted to its phase. The sums start at the float
 // bits of 2^23, so a sum below 2^16 reads as the float 2^23 + sum (one FADD takes it out).
-// No OpenCV dependency: the fused kernel (src/paths/fused) and perf/fused_shuffle_probe.cu use it.
+// No OpenCV dependency: the fused kernel (src/paths/fused) uses it.
 #ifndef CUDAIMAGE_CUDA_DP4A_COLUMN_SUMS_CUH
 #define CUDAIMAGE_CUDA_DP4A_COLUMN_SUMS_CUH
 

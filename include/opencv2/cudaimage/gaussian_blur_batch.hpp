@@ -13,8 +13,10 @@ namespace cv { namespace cuda {
 /** @brief Gaussian blur of many device images at once, each image identical to cv::GaussianBlur on it.
 
 A batch of N images of one type (same size or not) is blurred by a number of kernel launches that
-does not grow with N: the images that share a kernel path and instance (the radius, for radius up
-to 8) go in one launch, one image per blockIdx.z. Each image may have its own kernel: per-image
+does not grow with N: each image takes the kernel path it would take alone (createGaussianBlur),
+and the images that share a path and its kernel instance go in one launch (the CUDA-core kernels:
+one image per blockIdx.z; the tensor-core kernels: every image's tiles in one sequence that the
+device's resident blocks take in turn, any radius in one launch). Each image may have its own kernel: per-image
 sigmaX, sigmaY and ksize (an empty list: the filter's own; one value: every image; N values: one
 per image). Every result equals what createGaussianBlur() with that image's kernel gives for it,
 so the exactness of createGaussianBlur holds per image (8U/16U identical to CPU cv::GaussianBlur).

@@ -16,8 +16,8 @@ namespace cv { namespace cuda { namespace gaussian {
 
 /** The tile: 128 threads x 4 elements, so that four blocks share an SM and one block's loads
  * overlap another's arithmetic. Radius 1..8 as a template parameter: 8 radius instances per depth
- * and channel count; more grew the code past the instruction cache (H200, perf/NOTES.md section
- * 4.4). The halo is the radius, rounded up to 8 elements (tiles stay 16-byte aligned). */
+ * and channel count; more grew the code past the instruction cache (H200,
+ * doc/design-record.md#fused-alternatives). The halo is the radius, rounded up to 8 elements (tiles stay 16-byte aligned). */
 struct FusedTile
 {
     static constexpr const char* kLabel = "fused";
@@ -46,7 +46,7 @@ struct FusedTile
         return blocks16 < static_cast<long long>(kShortStripWaves) * 5 * std::max(multiprocessors, 1) ? kShortRows : kRows8U;
     }
     /** A batch's images up to this many rows take 8-row strips however many blocks the batch
-     * has: measured faster for every batch of such images (H100, perf/NOTES.md 12.2: back to back
+     * has: measured faster for every batch of such images (H100, doc/design-record.md#strip-rows: back to back
      * -1 to -11 % for 256 x 224², 64 x 512², 1024 x 64², variable sizes 32..640), the shorter
      * chain per block outweighing the extra halo rows. 640: the tallest image measured. */
     static constexpr int kShortStripBatchRows = 640;

@@ -5,7 +5,7 @@
 // 8 rows of the vertical sums. Vertical sums are below 2^16, so the horizontal pass splits them into
 // a high and a low byte plane: out = 256 (A * hi) + (A * lo).
 //
-// perf/NOTES.md section 6.1 has how the fragment layout and the exactness were established, and
+// doc/design-record.md#tensor-core-8u-arithmetic has how the fragment layout and the exactness were established, and
 // the counts and measurements.
 #ifndef CUDAIMAGE_PATHS_TENSOR_CORE_IMMA_CUH
 #define CUDAIMAGE_PATHS_TENSOR_CORE_IMMA_CUH

@@ -23,14 +23,14 @@
 // IMMAs per output at radius R: vertical vChunks / 128 times the tile's columns per output column,
 // horizontal 2 hChunks / 128 (TensorCoreTile): sigma 30 (R 90), one channel, 7 / 128 x 1024 / 832 +
 // 14 / 128 = 0.18, four channels 7 / 128 x 512 / 320 + 14 / 128 = 0.20, against ~45 DP4A and ~190
-// FP32 instructions in the CUDA-core kernels (perf/NOTES.md section 6).
+// FP32 instructions in the CUDA-core kernels (doc/design-record.md#tensor-core-8u-numbers-and-bounds).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include "../../cuda_check.hpp"
 #include "tensor_core_path.hpp"
-#include "../../cuda/capture_mode.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/persistent_tiles.cuh"
 #include "tensor_core_imma.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -39,10 +39,7 @@ namespace {
 using namespace fused;
 typedef TensorCoreTile Tile;
 constexpr int kRows = Tile::kRows;
-// The most blocks a launch gets (each takes tiles in turn): tile counts are 64-bit, the kernel's
-// step arithmetic 32-bit.
-constexpr long long kMaxGridBlocks = 1 << 30;
-static_assert(kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk per step");
+static_assert(kRows == persistent::kTileRows && kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk per step");
 
 // One lane's vertical sums of one row into the planes: elements e0..e0 + 7 of the tile row (e0 a
 // multiple of 8), element e0 + k being d[k & 3][f + (k >> 2)] (f: 0 or 2, the fragment's row).
@@ -159,106 +156,99 @@ __device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTap
             storeSums<Cn>(d[j], 2 * h, 16 * j + g + 8 * h, 32 * grp + 8 * t, hi, lo);
 }
 
+// One tile (32 rows x `tile` output pixels at column `column`, strip `strip`) of an image with the
+// block's tap tables (built by prepareTables from the same taps).
 template <int Cn>
-__global__ void __launch_bounds__(Tile::threads(Cn), Tile::blocksPerSM(Cn))
-gaussianTensor8U(const BlurCall p, const __grid_constant__ TensorTaps8U taps)
+__device__ __forceinline__ void blurTile(const BlurCall& p, const TensorTaps8U& taps, int column, int strip, unsigned char* smem)
 {
     typedef imma::Layout<Cn> L;
     constexpr int kWarps = Tile::threads(Cn) / 32;
-    extern __shared__ __align__(16) unsigned char smem[];
     uint8_t* hi = smem;
     uint8_t* lo = smem + L::kPlaneBytes;
     uint8_t* out = smem + L::kOutOffset;
-    uint32_t* hTable = reinterpret_cast<uint32_t*>(smem + L::kTableOffset);
-    uint32_t* vTable = hTable + taps.hChunks * imma::kFragmentWords;
-
+    const uint32_t* hTable = reinterpret_cast<const uint32_t*>(smem + L::kTableOffset);
+    const uint32_t* vTable = hTable + taps.hChunks * imma::kFragmentWords;
     const int R = taps.r;
     const int halo = Tile::halo(R, Cn);               // pixels
     const int tile = L::kPixels - 2 * halo;           // output pixels per block (a multiple of 16)
     const int windowStart = halo - (R + taps.lead);   // column of output 0's window in its channel's segment
-    const int columns = (p.width + tile - 1) / tile;
-    const int strips = (p.height + kRows - 1) / kRows;
     const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
-    // Horizontal: entry c = chunk c of a channel's window. Vertical: entry q = chunk q of a half.
-    imma::buildToeplitz<1>(taps.h, taps.nh, taps.hChunks, 32, 0, hTable);
-    imma::buildToeplitz<1>(taps.v, 2 * R + 1, taps.vChunks, 32, 0, vTable);
+    const int y0 = strip * kRows;
+    const int tileX0 = column * tile;
+    // Outputs of this tile inside the row, to a multiple of 16, and the column groups of the pixels
+    // their taps reach, up to pixel halo + live + R of each channel (a row's last tile skips the
+    // groups past them: at the image edge, the costly ones; the horizontal windows' reads past them
+    // meet zero taps).
+    const int live = ::min(tile, (p.width - tileX0 + 15) / 16 * 16);
+    const int groups = ::min(L::kCols / 32, ((halo + live + R) * Cn + 31) / 32);
+    const int firstRow = p.roiY + y0 - R;
+    const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
+    for (int grp = warp; grp < groups; grp += kWarps)
+        verticalGroup<Cn>(p, taps, reinterpret_cast<const uint4*>(vTable), firstRow, rowsInside,
+                          (p.roiX + tileX0 - halo) * Cn + 32 * grp + 4 * g, grp, hi, lo);
     __syncthreads();
+    // (the planes are free again once every warp passed this barrier and the next)
+    imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out);
+    __syncthreads();
+    imma::storeOut(p, out, L::kStride, kRows, p.width * Cn, y0, tileX0 * Cn, live * Cn);
+}
 
-    // Tiles (32 rows x `tile` pixels) in column-major order, block b taking b, b + gridDim.x, ...:
-    // the blocks in flight work down the same band of columns, so the costly edge tiles (border-
-    // mapped loads) fall on all of them alike (in row-major order a block whose step is a multiple
-    // of the column count kept the image's first column: radius 128 took 5.0 ms instead of ~2).
-    // (column, strip) of the tile, advanced by gridDim.x tiles per step without a division.
-    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
-    int strip = blockIdx.x % strips;
-    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
-    {
-        const int y0 = strip * kRows;
-        const int tileX0 = column * tile;
-        // Outputs of this tile inside the row, to a multiple of 16, and the column groups of the
-        // pixels their taps reach, up to pixel halo + live + R of each channel (a row's last tile
-        // skips the groups past them: at the image edge, the costly ones; the horizontal windows'
-        // reads past them meet zero taps).
-        const int live = ::min(tile, (p.width - tileX0 + 15) / 16 * 16);
-        const int groups = ::min(L::kCols / 32, ((halo + live + R) * Cn + 31) / 32);
-        const int firstRow = p.roiY + y0 - R;
-        const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
-        for (int grp = warp; grp < groups; grp += kWarps)
-            verticalGroup<Cn>(p, taps, reinterpret_cast<const uint4*>(vTable), firstRow, rowsInside,
-                              (p.roiX + tileX0 - halo) * Cn + 32 * grp + 4 * g, grp, hi, lo);
-        __syncthreads();
-        // (the planes are free again once every warp passed this barrier and the next)
-        imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out);
-        __syncthreads();
-        imma::storeOut(p, out, L::kStride, kRows, p.width * Cn, y0, tileX0 * Cn, live * Cn);
-        strip += stepStrips;
-        if (strip >= strips)
-        {
-            strip -= strips;
-            column++;
-        }
-    }
+// The tap matrices of `taps` into shared memory. Horizontal: entry c = chunk c of a channel's
+// window. Vertical: entry q = chunk q of a half.
+template <int Cn>
+__device__ __forceinline__ void prepareTables(const TensorTaps8U& taps, unsigned char* smem)
+{
+    typedef imma::Layout<Cn> L;
+    uint32_t* hTable = reinterpret_cast<uint32_t*>(smem + L::kTableOffset);
+    uint32_t* vTable = hTable + taps.hChunks * imma::kFragmentWords;
+    imma::buildToeplitz<1>(taps.h, taps.nh, taps.hChunks, 32, 0, hTable);
+    imma::buildToeplitz<1>(taps.v, 2 * taps.r + 1, taps.vChunks, 32, 0, vTable);
+}
+
+// One kernel body, two instances: Images is persistent::OneImage<TensorTaps8U> (one image in the
+// parameters) or persistent::ImageList (a batch in device memory).
+template <int Cn, class Images>
+__global__ void __launch_bounds__(Tile::threads(Cn), Tile::blocksPerSM(Cn))
+gaussianTensor8U(const __grid_constant__ Images images)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    persistent::forEachTile<TensorTaps8U>(
+        images, [](int r) { return Tile::outputs(r, Cn) / Cn; }, [&](const TensorTaps8U& taps) { prepareTables<Cn>(taps, smem); },
+        [&](const BlurCall& p, const TensorTaps8U& taps, int column, int strip) { blurTile<Cn>(p, taps, column, strip, smem); });
 }
 
 template <int Cn>
-void launchTensor8U(const BlurCall& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
+const persistent::Kernels<TensorTaps8U>& kernels()
 {
-    static std::atomic<uint64_t> optedIn{0};
-    // Opted in once for the largest tile this kernel can ask for (the path's rule checked that the
-    // device holds it); each launch asks for its radius's own.
-    optInSharedMemory(gaussianTensor8U<Cn>, Tile::maxSharedBytes(Cn), optedIn);
-    // As many blocks as the device holds at once, each taking tiles in turn (the tap matrices are
-    // built once per block, not once per tile), or one per tile where there are fewer.
-    const long long elements = static_cast<long long>(p.width) * Cn;
-    const long long tiles = (elements + choice.tileOutputs - 1) / choice.tileOutputs * ((p.height + kRows - 1) / kRows);
-    const long long blocks = choice.residentBlocks > 0 ? std::min<long long>(tiles, choice.residentBlocks) : tiles;
-    const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks, kMaxGridBlocks)));
-    launchChecked("gaussianTensor8U", gaussianTensor8U<Cn>, grid, Tile::threads(Cn), choice.sharedBytes, stream, p, taps);
+    static std::atomic<uint64_t> optedIn[2];
+    static const persistent::Kernels<TensorTaps8U> k{"gaussianTensor8U", "gaussianTensor8UBatch", gaussianTensor8U<Cn, persistent::OneImage<TensorTaps8U>>,
+                                                     gaussianTensor8U<Cn, persistent::ImageList>, Tile::threads(Cn),
+                                                     Tile::maxSharedBytes(Cn), optedIn};
+    return k;
 }
 
 } // namespace
 
 bool tensorCoreCodeRuns()
 {
-    // The PTX target the current device's code of the kernel was compiled from (as CUB's
-    // PtxVersion): 75 where the driver compiled sm_75 PTX for a newer GPU. No code for the device
-    // at all: not runnable either (the error is not sticky; cleared). Asked once per device, by the
-    // first apply() there, which may be being captured into a CUDA graph: in relaxed capture mode,
-    // so that the query is not refused (a refusal would read as "no code" and keep the path off on
-    // the device for the process) and does not invalidate the capture.
-    cudaFuncAttributes attributes;
-    RelaxedCaptureMode relaxed;
-    if (cudaFuncGetAttributes(&attributes, gaussianTensor8U<1>) != cudaSuccess)
-    {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return attributes.ptxVersion >= 80;
+    return persistent::codeRunsTensorCores(gaussianTensor8U<1, persistent::OneImage<TensorTaps8U>>);
 }
 
 void TensorCorePath::launch(const BlurCall& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    forChannels(p.channels, [&](auto cn) { launchTensor8U<decltype(cn)::value>(p, taps, choice, stream); });
+    forChannels(p.channels, [&](auto cn) { kernels<decltype(cn)::value>().launch(p, taps, choice, stream); });
+}
+
+BatchTaps TensorCorePath::batchTaps(const TensorTaps8U& taps, int)
+{
+    BatchTaps b;
+    b.assign(&taps, sizeof taps);
+    return b;
+}
+
+void TensorCorePath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
+{
+    forChannels(b.channels, [&](auto cn) { kernels<decltype(cn)::value>().launch(b, stream); });
 }
 
 }}} // namespace cv::cuda::gaussian

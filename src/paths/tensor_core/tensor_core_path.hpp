@@ -14,6 +14,7 @@
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
 #include "../../gaussian_tile.hpp"
+#include "../../tensor_core_mode.hpp"
 #include "tensor_core_tuning.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -103,27 +104,9 @@ struct TensorTaps8U
  * for a newer GPU without code of its own). Queried once per device (TensorCorePath::deviceFacts). */
 bool tensorCoreCodeRuns();
 
-/** OPENCV_CUDAIMAGE_TENSOR_CORES, read at filter creation: unset, 1/on/true/yes: the tensor-core
- * path where it measured faster (tensor_core_tuning.hpp); 0/off/false/no: never (the CUDA-core
- * kernels, same results); all: at every radius it can take (for comparisons). */
-enum class TensorCoreMode { Off, Auto, All };
-
-inline TensorCoreMode tensorCoreMode()
-{
-    const char* v = std::getenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
-    if (!v)
-        return TensorCoreMode::Auto;
-    const std::string s(v);
-    if (s == "0" || s == "OFF" || s == "off" || s == "FALSE" || s == "false" || s == "NO" || s == "no")
-        return TensorCoreMode::Off;
-    return s == "all" || s == "ALL" ? TensorCoreMode::All : TensorCoreMode::Auto;
-}
-
 struct TensorCorePath
 {
     static constexpr const char* kName = "tensor-core";
-    /** No batched kernel: a batch's 8U images at large radius take the CUDA-core kernels. */
-    static constexpr bool kBatched = false;
     typedef TensorCoreTile Tile;
     typedef TensorTaps8U Taps;
 
@@ -172,7 +155,7 @@ struct TensorCorePath
         if (!d.codeRuns)
             return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
         return Verdict::accept("8U, byte taps: tensor cores", outputs, Tile::sharedBytes(R, q.channels),
-                               Tile::blocksPerSM(q.channels) * q.multiprocessors);
+                               Tile::blocksPerSM(q.channels) * q.multiprocessors, Tile::kRows);
     }
 
     /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
@@ -198,6 +181,12 @@ struct TensorCorePath
 
     /** Enqueues the kernel on `stream`. Not in place. */
     static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+
+    /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
+     * radius in one launch (instance 0), each image with its own taps. */
+    static constexpr bool kBatched = true;
+    static BatchTaps batchTaps(const Taps& taps, int depth);
+    static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 
 }}} // namespace cv::cuda::gaussian

@@ -17,14 +17,14 @@
 //
 // IMMAs per output at radius R: vertical 4 vChunks / 128 x 1024 / outputs, horizontal 8 hChunks /
 // 128: sigma 30 (R 90) 0.27 + 0.44 = 0.71, against 2R + 1 IMAD and as many DFMA per output in the
-// CUDA-core kernels (perf/NOTES.md section 6.9).
+// CUDA-core kernels (doc/design-record.md#tensor-core-16u-alternatives).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include "../../cuda_check.hpp"
 #include "tensor_core_16u_path.hpp"
-#include "../../cuda/capture_mode.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/persistent_tiles.cuh"
 #include "../../cuda/imma.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -38,8 +38,7 @@ constexpr int kSumWords = kRows * Tile::kSumStride;
 constexpr int kOutOffset = kSumWords * 4 + 64;
 constexpr int kTableOffset = kOutOffset + kRows * Tile::kOutStride;
 static_assert(kTableOffset == Tile::kFixedBytes, "the path choice's shared memory is this layout's");
-static_assert(kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk per step");
-constexpr long long kMaxGridBlocks = 1 << 30;
+static_assert(kRows == persistent::kTileRows && kRows == 32, "two 16-row MMA tiles per strip, one 32-row K chunk per step");
 
 // One warp's 16 pixels (group `grp` of the tile's 1024) of a strip: vertical sums into `sums`.
 // E: the byte offset in a source row of this lane's pixels 2g, 2g + 1.
@@ -186,82 +185,99 @@ __device__ __forceinline__ void horizontal(const uint32_t* sums, const uint4* hH
     }
 }
 
-__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSM)
-gaussianTensor16U(const BlurCall p, const __grid_constant__ TensorTaps16U taps)
+// The shared-memory tables of a block: the high and the low tap bytes of the horizontal and the
+// vertical Toeplitz matrices.
+struct Tables
 {
-    extern __shared__ __align__(16) unsigned char smem[];
+    uint32_t *hHi, *hLo, *vHi, *vLo;
+    __device__ Tables(unsigned char* smem, const TensorTaps16U& taps)
+    {
+        hHi = reinterpret_cast<uint32_t*>(smem + kTableOffset);
+        hLo = hHi + taps.hChunks * imma::kFragmentWords;
+        vHi = hLo + taps.hChunks * imma::kFragmentWords;
+        vLo = vHi + taps.vChunks * imma::kFragmentWords;
+    }
+};
+
+__device__ __forceinline__ void prepareTables(const TensorTaps16U& taps, unsigned char* smem)
+{
+    const Tables t(smem, taps);
+    imma::buildToeplitz<1>(taps.hHi, taps.nh, taps.hChunks, 32, 0, t.hHi);
+    imma::buildToeplitz<1>(taps.hLo, taps.nh, taps.hChunks, 32, 0, t.hLo);
+    imma::buildToeplitz<1>(taps.vHi, 2 * taps.r + 1, taps.vChunks, 32, 0, t.vHi);
+    imma::buildToeplitz<1>(taps.vLo, 2 * taps.r + 1, taps.vChunks, 32, 0, t.vLo);
+}
+
+// One tile (32 rows x the tile's output pixels at column `column`, strip `strip`).
+__device__ __forceinline__ void blurTile(const BlurCall& p, const TensorTaps16U& taps, int column, int strip, unsigned char* smem)
+{
     uint32_t* sums = reinterpret_cast<uint32_t*>(smem);
     uint16_t* out = reinterpret_cast<uint16_t*>(smem + kOutOffset);
-    uint32_t* hHi = reinterpret_cast<uint32_t*>(smem + kTableOffset);
-    uint32_t* hLo = hHi + taps.hChunks * imma::kFragmentWords;
-    uint32_t* vHi = hLo + taps.hChunks * imma::kFragmentWords;
-    uint32_t* vLo = vHi + taps.vChunks * imma::kFragmentWords;
-
+    const Tables t(smem, taps);
     const int R = taps.r;
     const int halo = Tile::halo(R);
     const int tile = Tile::kCols - 2 * halo;             // output pixels per block (a multiple of 32)
     const int windowStart = halo - (R + taps.lead);      // column of output 0's window
-    const int columns = (p.width + tile - 1) / tile;
-    const int strips = (p.height + kRows - 1) / kRows;
     const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
-    imma::buildToeplitz<1>(taps.hHi, taps.nh, taps.hChunks, 32, 0, hHi);
-    imma::buildToeplitz<1>(taps.hLo, taps.nh, taps.hChunks, 32, 0, hLo);
-    imma::buildToeplitz<1>(taps.vHi, 2 * R + 1, taps.vChunks, 32, 0, vHi);
-    imma::buildToeplitz<1>(taps.vLo, 2 * R + 1, taps.vChunks, 32, 0, vLo);
+    const int y0 = strip * kRows;
+    const int tileX0 = column * tile;
+    // outputs inside the row (to a multiple of 16) and the groups of the pixels their taps reach
+    const int live = ::min(tile, (p.width - tileX0 + 15) / 16 * 16);
+    const int groups = ::min(Tile::kCols / 16, (halo + live + R + 15) / 16);
+    const int firstRow = p.roiY + y0 - R;
+    const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
+    for (int grp = warp; grp < groups; grp += kWarps)
+        verticalGroup(p, taps, reinterpret_cast<const uint4*>(t.vHi), reinterpret_cast<const uint4*>(t.vLo), firstRow, rowsInside,
+                      2 * (p.roiX + tileX0 - halo + 16 * grp + 2 * g), grp, sums);
     __syncthreads();
+    horizontal(sums, reinterpret_cast<const uint4*>(t.hHi), reinterpret_cast<const uint4*>(t.hLo), taps.hChunks, windowStart, live, out);
+    __syncthreads();
+    imma::storeOut(p, reinterpret_cast<const uint8_t*>(out), Tile::kOutStride, kRows, p.width * 2, y0, tileX0 * 2, live * 2);
+}
 
-    // Tiles in column-major order, block b taking b, b + gridDim.x, ... (as the 8U kernel).
-    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
-    int strip = blockIdx.x % strips;
-    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
-    {
-        const int y0 = strip * kRows;
-        const int tileX0 = column * tile;
-        // outputs inside the row (to a multiple of 16) and the groups of the pixels their taps reach
-        const int live = ::min(tile, (p.width - tileX0 + 15) / 16 * 16);
-        const int groups = ::min(Tile::kCols / 16, (halo + live + R + 15) / 16);
-        const int firstRow = p.roiY + y0 - R;
-        const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
-        for (int grp = warp; grp < groups; grp += kWarps)
-            verticalGroup(p, taps, reinterpret_cast<const uint4*>(vHi), reinterpret_cast<const uint4*>(vLo), firstRow, rowsInside,
-                          2 * (p.roiX + tileX0 - halo + 16 * grp + 2 * g), grp, sums);
-        __syncthreads();
-        horizontal(sums, reinterpret_cast<const uint4*>(hHi), reinterpret_cast<const uint4*>(hLo), taps.hChunks, windowStart, live, out);
-        __syncthreads();
-        imma::storeOut(p, reinterpret_cast<const uint8_t*>(out), Tile::kOutStride, kRows, p.width * 2, y0, tileX0 * 2, live * 2);
-        strip += stepStrips;
-        if (strip >= strips)
-        {
-            strip -= strips;
-            column++;
-        }
-    }
+// One kernel body, two instances: Images is persistent::OneImage<TensorTaps16U> (one image in the
+// parameters) or persistent::ImageList (a batch in device memory).
+template <class Images>
+__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSM)
+gaussianTensor16U(const __grid_constant__ Images images)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    persistent::forEachTile<TensorTaps16U>(
+        images, [](int r) { return Tile::outputs(r); }, [&](const TensorTaps16U& taps) { prepareTables(taps, smem); },
+        [&](const BlurCall& p, const TensorTaps16U& taps, int column, int strip) { blurTile(p, taps, column, strip, smem); });
+}
+
+const persistent::Kernels<TensorTaps16U>& kernels()
+{
+    static std::atomic<uint64_t> optedIn[2];
+    static const persistent::Kernels<TensorTaps16U> k{"gaussianTensor16U", "gaussianTensor16UBatch", gaussianTensor16U<persistent::OneImage<TensorTaps16U>>,
+                                                      gaussianTensor16U<persistent::ImageList>, Tile::kThreads,
+                                                      Tile::maxSharedBytes(), optedIn};
+    return k;
 }
 
 } // namespace
 
 bool tensorCore16UCodeRuns()
 {
-    // As tensorCoreCodeRuns() (src/paths/tensor_core): the PTX target of the loaded code, asked in
-    // relaxed capture mode; no code for the device: not runnable (the error cleared).
-    cudaFuncAttributes attributes;
-    RelaxedCaptureMode relaxed;
-    if (cudaFuncGetAttributes(&attributes, gaussianTensor16U) != cudaSuccess)
-    {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return attributes.ptxVersion >= 80;
+    return persistent::codeRunsTensorCores(gaussianTensor16U<persistent::OneImage<TensorTaps16U>>);
 }
 
 void TensorCore16UPath::launch(const BlurCall& p, const TensorTaps16U& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(gaussianTensor16U, Tile::maxSharedBytes(), optedIn);
-    const long long tiles = (static_cast<long long>(p.width) + choice.tileOutputs - 1) / choice.tileOutputs * ((p.height + kRows - 1) / kRows);
-    const long long blocks = choice.residentBlocks > 0 ? std::min<long long>(tiles, choice.residentBlocks) : tiles;
-    const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks, kMaxGridBlocks)));
-    launchChecked("gaussianTensor16U", gaussianTensor16U, grid, Tile::kThreads, choice.sharedBytes, stream, p, taps);
+    kernels().launch(p, taps, choice, stream);
+}
+
+BatchTaps TensorCore16UPath::batchTaps(const TensorTaps16U& taps, int)
+{
+    BatchTaps b;
+    b.assign(&taps, sizeof taps);
+    return b;
+}
+
+void TensorCore16UPath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
+{
+    kernels().launch(b, stream);
 }
 
 }}} // namespace cv::cuda::gaussian

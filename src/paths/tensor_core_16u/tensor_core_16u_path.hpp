@@ -21,7 +21,8 @@
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
 #include "../../gaussian_tile.hpp"
-#include "../tensor_core/tensor_core_path.hpp"
+#include "tensor_core_16u_tuning.hpp"
+#include "../../tensor_core_mode.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -74,35 +75,12 @@ struct TensorTaps16U
     uint8_t vHi[2 * kMaxR + 1] = {}, vLo[2 * kMaxR + 1] = {};   //!< vertical: [r + k]
 };
 
-/** Whether a radius takes the 16U tensor cores by default on a device: its tuning row. */
-struct TensorCore16UTuning
-{
-    int computeCapability;   //!< 10 * major + minor; 0: the default row
-    const char* gpus;
-    int minRadius;
-    const char* basis;
-};
-/** sm_90: from radius 9, measured on the H200 (gaussian_bench --sweep --sweep-types 16UC1, perf/NOTES.md
- * section 6.9): 16384^2, the CUDA-core fused kernel faster up to radius 8 (0.80 against 0.93 ms),
- * the tensor cores from 9 (1.22 against 1.27 ms; 2.97 against 7.89 at 90). The other rows repeat
- * it, unmeasured: the tile needs 218 KiB of shared memory, which only sm_90 (and later) holds. */
-constexpr TensorCore16UTuning kTensorCore16UTuning[] = {
-    {90, "H100, H200", 9, "measured on the H200"},
-    {80, "A100", 9, "sm_90's value; the tile (218 KiB) does not fit an A100 (163 KiB)"},
-};
-constexpr TensorCore16UTuning kTensorCore16UDefaultTuning = {0, "any other", 9, "sm_90's value, not measured there"};
-constexpr const TensorCore16UTuning& tensorCore16UTuning(int cc)
-{
-    return tuning::forArch(kTensorCore16UTuning, kTensorCore16UDefaultTuning, cc);
-}
-
 /** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
 bool tensorCore16UCodeRuns();
 
 struct TensorCore16UPath
 {
     static constexpr const char* kName = "tensor-core-16u";
-    static constexpr bool kBatched = false;
     typedef TensorCore16UTile Tile;
     typedef TensorTaps16U Taps;
 
@@ -147,7 +125,7 @@ struct TensorCore16UPath
         if (!d.codeRuns)
             return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
         return Verdict::accept("16U, one channel: tensor cores", Tile::outputs(R), Tile::sharedBytes(R),
-                               Tile::kBlocksPerSM * q.multiprocessors);
+                               Tile::kBlocksPerSM * q.multiprocessors, Tile::kRows);
     }
 
     /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
@@ -181,6 +159,12 @@ struct TensorCore16UPath
 
     /** Enqueues the kernel on `stream`. Not in place. */
     static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+
+    /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
+     * radius in one launch (instance 0), each image with its own taps. */
+    static constexpr bool kBatched = true;
+    static BatchTaps batchTaps(const Taps& taps, int depth);
+    static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 
 }}} // namespace cv::cuda::gaussian

@@ -24,7 +24,7 @@
 // takes vChunks of the strip's blocks, four phases each, per 32 columns x 32 output rows),
 // horizontal hChunks / 128: sigma 30 (R 120) 0.25 x 1.5 + 0.24 = 0.62, each pair 1024 TF32 and 2048
 // BF16 multiply-adds, against 2 (2R + 1) FFMA per output in the CUDA-core kernels. 3xTF32 (three
-// TF32 MMAs per pair) measured 6.73 against 5.46 ms at radius 120 (perf/NOTES.md section 6.10).
+// TF32 MMAs per pair) measured 6.73 against 5.46 ms at radius 120 (doc/design-record.md#tensor-core-32f-alternatives).
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
@@ -32,8 +32,8 @@
 #include "../../cuda_check.hpp"
 #include "tensor_core_32f_path.hpp"
 #include "../../cuda/border.hpp"
-#include "../../cuda/capture_mode.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/persistent_tiles.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
@@ -45,8 +45,7 @@ constexpr int kWarps = Tile::kThreads / 32;
 constexpr int kStride = Tile::kStride;
 constexpr int kTapBase = Tile::kTapBase;
 constexpr int kGroups = Tile::kCols / 32;
-constexpr long long kMaxGridBlocks = 1 << 30;
-static_assert(kRows == 32, "two 16-row MMA tiles per strip");
+static_assert(kRows == persistent::kTileRows && kRows == 32, "two 16-row MMA tiles per strip");
 
 // The TF32 and BF16 conversions and MMAs need sm_80: below it they are stubs (zeros, or a trap for
 // the MMAs), compiled so that every CUDA_ARCH_BIN builds; such code never runs
@@ -343,24 +342,24 @@ static __device__ __noinline__ void exactTile(const BlurCall& p, const TensorTap
     }
 }
 
-__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSM)
-gaussianTensor32F(const BlurCall p, const __grid_constant__ TensorTaps32F taps)
+// The tap arrays of the block (vTaps, hTaps) in shared memory, behind the vertical sums.
+struct Tables
 {
-    extern __shared__ __align__(16) float smem32[];
-    float* V = smem32;
-    uint32_t* tapWords = reinterpret_cast<uint32_t*>(V + kRows * kStride);   // 6 arrays of kTapSlots
-    const TapArrays vTaps{tapWords, tapWords + Tile::kTapSlots, tapWords + 2 * Tile::kTapSlots};
-    const TapArrays hTaps{tapWords + 3 * Tile::kTapSlots, tapWords + 4 * Tile::kTapSlots, tapWords + 5 * Tile::kTapSlots};
+    float* V;
+    uint32_t* words;   // 6 arrays of kTapSlots: vertical hi, pairHi, pairLo, then the horizontal ones
+    __device__ explicit Tables(float* smem) : V(smem), words(reinterpret_cast<uint32_t*>(smem + kRows * kStride)) {}
+    __device__ TapArrays vertical() const { return TapArrays{words, words + Tile::kTapSlots, words + 2 * Tile::kTapSlots}; }
+    __device__ TapArrays horizontal() const
+    {
+        return TapArrays{words + 3 * Tile::kTapSlots, words + 4 * Tile::kTapSlots, words + 5 * Tile::kTapSlots};
+    }
+};
 
+// The tap arrays: slot kTapBase + m = tap m - R (m in 0..2R), zeros around.
+__device__ __forceinline__ void prepareTables(const TensorTaps32F& taps, float* smem)
+{
+    const Tables tables(smem);
     const int R = taps.r;
-    const int halo = Tile::halo(R);
-    const int tile = Tile::kCols - 2 * halo;   // output pixels per block (a multiple of 32)
-    const int ws = halo - R;                   // column of output 0's window in V
-    const int vChunks = Tile::vChunks(R), hChunks = Tile::hChunks(R);
-    const int columns = (p.width + tile - 1) / tile;
-    const int strips = (p.height + kRows - 1) / kRows;
-    const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
-    // the tap arrays (vTaps, hTaps): slot kTapBase + m = tap m - R (m in 0..2R), zeros around
     for (int i = threadIdx.x; i < 3 * Tile::kTapSlots; i += blockDim.x)
     {
         const int kind = i / Tile::kTapSlots, slot = i % Tile::kTapSlots;   // hi, pairHi, pairLo
@@ -370,65 +369,86 @@ gaussianTensor32F(const BlurCall p, const __grid_constant__ TensorTaps32F taps)
             auto tapAt = [&](int s) { return s - kTapBase >= 0 && s - kTapBase <= 2 * R ? t[s - kTapBase] : 0.f; };
             float lo0, lo4;
             const uint32_t hi0 = splitHi(tapAt(slot), lo0), hi4 = splitHi(tapAt(slot + 4), lo4);
-            tapWords[(3 * dir + kind) * Tile::kTapSlots + slot] =
+            tables.words[(3 * dir + kind) * Tile::kTapSlots + slot] =
                 kind == 0 ? hi0 : kind == 1 ? packBf16(__uint_as_float(hi0), __uint_as_float(hi4)) : packBf16(lo0, lo4);
         }
     }
-    __syncthreads();
+}
 
-    // Tiles in column-major order, block b taking b, b + gridDim.x, ... (as the 8U kernel).
-    const int stepColumns = gridDim.x / strips, stepStrips = gridDim.x % strips;
-    int strip = blockIdx.x % strips;
-    for (int column = blockIdx.x / strips; column < columns; column += stepColumns)
+// One tile (32 rows x the tile's output pixels at column `column`, strip `strip`).
+__device__ __forceinline__ void blurTile(const BlurCall& p, const TensorTaps32F& taps, int column, int strip, float* smem)
+{
+    const Tables tables(smem);
+    const int R = taps.r;
+    const int halo = Tile::halo(R);
+    const int tile = Tile::kCols - 2 * halo;   // output pixels per block (a multiple of 32)
+    const int ws = halo - R;                   // column of output 0's window in V
+    const int vChunks = Tile::vChunks(R), hChunks = Tile::hChunks(R);
+    const int warp = threadIdx.x >> 5, g = (threadIdx.x & 31) >> 2;
+    const int y0 = strip * kRows;
+    const int tileX0 = column * tile;
+    const int live = ::min(tile, (p.width - tileX0 + 31) / 32 * 32);   // outputs computed, whole tasks
+    const int firstRow = p.roiY + y0 - R;
+    const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
+    // every group, so that every sum a horizontal window reads (zero taps included) is this tile's
+    bool ok = true;
+    const TapArrays vTaps = tables.vertical();
+    for (int grp = warp; grp < kGroups; grp += kWarps)
+        ok = verticalGroup(p, vTaps, vChunks, firstRow, rowsInside, p.roiX + tileX0 - halo + 32 * grp + 4 * g, grp, tables.V) && ok;
+    if (__syncthreads_or(!ok))
+        exactTile(p, taps, tables.V, y0, tileX0, halo, live);
+    else
     {
-        const int y0 = strip * kRows;
-        const int tileX0 = column * tile;
-        const int live = ::min(tile, (p.width - tileX0 + 31) / 32 * 32);   // outputs computed, whole tasks
-        const int firstRow = p.roiY + y0 - R;
-        const bool rowsInside = firstRow >= 0 && firstRow + Tile::sourceRows(R) <= p.wholeHeight;
-        // every group, so that every sum a horizontal window reads (zero taps included) is this tile's
-        bool ok = true;
-        for (int grp = warp; grp < kGroups; grp += kWarps)
-            ok = verticalGroup(p, vTaps, vChunks, firstRow, rowsInside, p.roiX + tileX0 - halo + 32 * grp + 4 * g, grp, V) && ok;
-        if (__syncthreads_or(!ok))
-            exactTile(p, taps, V, y0, tileX0, halo, live);
-        else
-            for (int task = warp; task < 2 * (live / 32); task += kWarps)
-                horizontalTask(p, V, hTaps, hChunks, ws, task & 1, 32 * (task >> 1), y0, tileX0);
-        __syncthreads();
-        strip += stepStrips;
-        if (strip >= strips)
-        {
-            strip -= strips;
-            column++;
-        }
+        const TapArrays hTaps = tables.horizontal();
+        for (int task = warp; task < 2 * (live / 32); task += kWarps)
+            horizontalTask(p, tables.V, hTaps, hChunks, ws, task & 1, 32 * (task >> 1), y0, tileX0);
     }
+    __syncthreads();
+}
+
+// One kernel body, two instances: Images is persistent::OneImage<TensorTaps32F> (one image in the
+// parameters) or persistent::ImageList (a batch in device memory).
+template <class Images>
+__global__ void __launch_bounds__(Tile::kThreads, Tile::kBlocksPerSM)
+gaussianTensor32F(const __grid_constant__ Images images)
+{
+    extern __shared__ __align__(16) float smem32[];
+    persistent::forEachTile<TensorTaps32F>(
+        images, [](int r) { return Tile::outputs(r); }, [&](const TensorTaps32F& taps) { prepareTables(taps, smem32); },
+        [&](const BlurCall& p, const TensorTaps32F& taps, int column, int strip) { blurTile(p, taps, column, strip, smem32); });
+}
+
+const persistent::Kernels<TensorTaps32F>& kernels()
+{
+    static std::atomic<uint64_t> optedIn[2];
+    static const persistent::Kernels<TensorTaps32F> k{"gaussianTensor32F", "gaussianTensor32FBatch", gaussianTensor32F<persistent::OneImage<TensorTaps32F>>,
+                                                      gaussianTensor32F<persistent::ImageList>, Tile::kThreads,
+                                                      Tile::maxSharedBytes(), optedIn};
+    return k;
 }
 
 } // namespace
 
 bool tensorCore32FCodeRuns()
 {
-    // As tensorCoreCodeRuns() (src/paths/tensor_core): the PTX target of the loaded code, asked in
-    // relaxed capture mode; no code for the device: not runnable (the error cleared).
-    cudaFuncAttributes attributes;
-    RelaxedCaptureMode relaxed;
-    if (cudaFuncGetAttributes(&attributes, gaussianTensor32F) != cudaSuccess)
-    {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return attributes.ptxVersion >= 80;
+    return persistent::codeRunsTensorCores(gaussianTensor32F<persistent::OneImage<TensorTaps32F>>);
 }
 
 void TensorCore32FPath::launch(const BlurCall& p, const TensorTaps32F& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(gaussianTensor32F, Tile::maxSharedBytes(), optedIn);
-    const long long tiles = (static_cast<long long>(p.width) + choice.tileOutputs - 1) / choice.tileOutputs * ((p.height + kRows - 1) / kRows);
-    const long long blocks = choice.residentBlocks > 0 ? std::min<long long>(tiles, choice.residentBlocks) : tiles;
-    const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks, kMaxGridBlocks)));
-    launchChecked("gaussianTensor32F", gaussianTensor32F, grid, Tile::kThreads, choice.sharedBytes, stream, p, taps);
+    kernels().launch(p, taps, choice, stream);
+}
+
+BatchTaps TensorCore32FPath::batchTaps(const TensorTaps32F& taps, int)
+{
+    BatchTaps b;
+    b.assign(&taps, sizeof taps);
+    return b;
+}
+
+void TensorCore32FPath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
+{
+    kernels().launch(b, stream);
 }
 
 }}} // namespace cv::cuda::gaussian

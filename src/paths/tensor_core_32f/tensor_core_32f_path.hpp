@@ -23,8 +23,8 @@
 #include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
 #include "../../gaussian_tile.hpp"
-#include "../../gaussian_tuning.hpp"
-#include "../tensor_core/tensor_core_path.hpp"
+#include "tensor_core_32f_tuning.hpp"
+#include "../../tensor_core_mode.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -82,36 +82,12 @@ struct TensorTaps32F
     float h[2 * kMaxR + 1] = {}, v[2 * kMaxR + 1] = {};   //!< [r + k] = tap k
 };
 
-/** Whether a radius takes the 32F tensor cores by default on a device: its tuning row. */
-struct TensorCore32FTuning
-{
-    int computeCapability;   //!< 10 * major + minor; 0: the default row
-    const char* gpus;
-    int minRadius;
-    const char* basis;
-};
-/** sm_90: from radius 13, measured on an H100 (gaussian_bench --sweep --sweep-types 32FC1, perf/NOTES.md
- * section 6.10): 16384^2, the CUDA-core kernels faster up to radius 12 (0.83 against 1.18 ms at 1,
- * 1.27 against 1.34 at 12; at 10 the large-radius kernel's slower 1.52 against 1.34), the tensor
- * cores from 15 (1.46 against 1.63 ms; 4.52 against 5.89 at 90, 5.46 against 7.39 at 120). The
- * tile (104 KiB) fits sm_80 and sm_90; the A100 row repeats sm_90's value, unmeasured. */
-constexpr TensorCore32FTuning kTensorCore32FTuning[] = {
-    {90, "H100, H200", 13, "measured on the H100"},
-    {80, "A100", 13, "sm_90's value, not measured on an A100"},
-};
-constexpr TensorCore32FTuning kTensorCore32FDefaultTuning = {0, "any other", 13, "sm_90's value, not measured there"};
-constexpr const TensorCore32FTuning& tensorCore32FTuning(int cc)
-{
-    return tuning::forArch(kTensorCore32FTuning, kTensorCore32FDefaultTuning, cc);
-}
-
 /** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
 bool tensorCore32FCodeRuns();
 
 struct TensorCore32FPath
 {
     static constexpr const char* kName = "tensor-core-32f";
-    static constexpr bool kBatched = false;
     typedef TensorCore32FTile Tile;
     typedef TensorTaps32F Taps;
 
@@ -151,8 +127,8 @@ struct TensorCore32FPath
             return Verdict::decline(Why::tooLarge());
         if (!d.codeRuns)
             return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
-        return Verdict::accept("32F, one channel: tensor cores (3xTF32)", Tile::outputs(R), Tile::sharedBytes(R),
-                               Tile::kBlocksPerSM * q.multiprocessors);
+        return Verdict::accept("32F, one channel: tensor cores (TF32 with BF16 corrections)", Tile::outputs(R), Tile::sharedBytes(R),
+                               Tile::kBlocksPerSM * q.multiprocessors, Tile::kRows);
     }
 
     /** The taps; not valid outside 32F, one channel, radius 1..kMaxR (accepts() then declines). */
@@ -176,6 +152,12 @@ struct TensorCore32FPath
 
     /** Enqueues the kernel on `stream`. Not in place. */
     static void launch(const BlurCall& call, const Taps& taps, const PathChoice& choice, cudaStream_t stream);
+
+    /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
+     * radius in one launch (instance 0), each image with its own taps. */
+    static constexpr bool kBatched = true;
+    static BatchTaps batchTaps(const Taps& taps, int depth);
+    static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 
 }}} // namespace cv::cuda::gaussian
