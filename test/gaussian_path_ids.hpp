@@ -1,7 +1,8 @@
 // The Gaussian kernel paths by name, as positions in the list the library walks
-// (src/gaussian_paths.hpp: GaussianPaths), and the tests' model of where each path's range ends,
-// built from the units' own constants (radius ranges, tile widths, halos, shared memory,
-// tuning rows): a changed limit moves the boundaries every test checks, with no edit to the tests.
+// (src/gaussian_paths.hpp: GaussianPaths), and the boundaries the tests check, taken from the
+// units' own tiles and the library's tile arithmetic (radius ranges, outputs after the halos,
+// shared memory, tuning rows): a changed limit moves the boundaries every test checks, with no
+// edit to the tests.
 #ifndef CUDAIMAGE_TEST_GAUSSIAN_PATH_IDS_HPP
 #define CUDAIMAGE_TEST_GAUSSIAN_PATH_IDS_HPP
 
@@ -23,49 +24,22 @@ constexpr int TwoPass = List::indexOf<gs::TwoPassPath>();
 static_assert(TensorCore >= 0 && TensorCore16U >= 0 && TensorCore32F >= 0 && Fused >= 0 && FusedLarge >= 0 && TwoPass == List::kCount - 1,
               "every path is in the list, the two-pass fallback last");
 
-typedef gs::FusedTile FusedTile;
-typedef gs::FusedLargeTile LargeTile;
-typedef gs::TensorCoreTile TensorTile;
-typedef gs::TensorCore16UTile Tensor16UTile;
-typedef gs::TensorCore32FTile Tensor32FTile;
-
-/** Outputs of one item for a source depth: 16 for 8U (one 16-byte store), 8 otherwise. */
-inline int itemOf(int depth) { return depth == CV_8U ? 16 : 8; }
-
-/** Output elements of a block row: the tile's width less its two halos (the tensor-core tile's
- * width depends on the channel count: its own outputs()). */
-template <class Tile>
-int outputsOf(int r, int cn) { return Tile::kCols - 2 * Tile::halo(r, cn); }
-template <>
-inline int outputsOf<TensorTile>(int r, int cn) { return TensorTile::outputs(r, cn); }
+typedef gs::FusedPath::Tile FusedTile;
+typedef gs::FusedLargePath::Tile LargeTile;
 
 /** The last radius of Tile's range whose block keeps one item after its two halos for `cn`
- * channels, worked out from the tile's width and halo (Tile::kMinR - 1 if none does). */
+ * channels (Tile::kMinR - 1 if none does): the library's own rule, under the tests' name. */
 template <class Tile>
-int lastRadiusOf(int cn, int depth)
-{
-    int last = Tile::kMinR - 1;
-    for (int r = Tile::kMinR; r <= Tile::kMaxR && outputsOf<Tile>(r, cn) >= itemOf(depth); r++)
-        last = r;
-    return last;
-}
-
-/** Dynamic shared memory of one block of a CUDA-core tile: a strip of rows (16 for the depths that
- * work in float, 8 for those in double) of kCols + 4 working elements. */
-template <class Tile>
-size_t sharedBytesOf(int depth)
-{
-    const bool inDouble = depth == CV_16U || depth == CV_64F;
-    return static_cast<size_t>(inDouble ? 8 : 16) * (Tile::kCols + 4) * (inDouble ? 8 : 4);
-}
+constexpr int lastRadiusOf(int cn, int depth) { return gs::lastRadiusWithTile<Tile>(cn, depth); }
 
 /** The CUDA-core path a separate-dst call of radius r takes on a device with `smem` bytes of
- * opt-in shared memory per block (no tensor cores, byte taps where 8U needs them). */
+ * opt-in shared memory per block (no tensor cores, byte taps where 8U needs them): an oracle, the
+ * rule modelled here from the tiles' facts rather than asked of the units. */
 inline int cudaCorePath(int depth, int cn, int r, size_t smem)
 {
-    if (r >= FusedTile::kMinR && r <= lastRadiusOf<FusedTile>(cn, depth) && sharedBytesOf<FusedTile>(depth) <= smem)
+    if (r >= FusedTile::kMinR && r <= lastRadiusOf<FusedTile>(cn, depth) && gs::tile::sharedBytes<FusedTile>(depth) <= smem)
         return Fused;
-    if (r >= LargeTile::kMinR && r <= lastRadiusOf<LargeTile>(cn, depth) && sharedBytesOf<LargeTile>(depth) <= smem)
+    if (r >= LargeTile::kMinR && r <= lastRadiusOf<LargeTile>(cn, depth) && gs::tile::sharedBytes<LargeTile>(depth) <= smem)
         return FusedLarge;
     return TwoPass;
 }

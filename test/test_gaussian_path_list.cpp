@@ -1,7 +1,7 @@
 // Adding a kernel path is a unit and an entry in a list: a test-only unit, declared here and
-// nowhere else, joins a copy of the product's list (src/gaussian_paths.hpp) and takes its radius
-// range, with its own device facts and options gathered by the list; the other units keep theirs.
-// No GPU: the choice is pure host code.
+// nowhere else, joins the product's list (src/gaussian_paths.hpp: GaussianPaths, whatever units it
+// holds) in front and takes its radius range, with its own device facts and options gathered by the
+// list; the other units keep theirs. No GPU: the choice is pure host code.
 #include "test_precomp.hpp"
 #include "gaussian_path_ids.hpp"
 
@@ -10,7 +10,7 @@ namespace opencv_test { namespace {
 namespace gs = cv::cuda::gaussian;
 namespace path = cudaimage_test::path;
 
-/** A test-only path, seventh in its list: 16U, one channel, radius 2..5, where its device says it runs. */
+/** A test-only path, first in its list: 16U, one channel, radius 2..5, where its device says it runs. */
 struct DummyPath : gs::PathUnit
 {
     static constexpr const char* kName = "dummy";
@@ -33,8 +33,17 @@ struct DummyPath : gs::PathUnit
     static void launch(const gs::BlurCall&, const Taps&, const gs::PathChoice&, cudaStream_t) {}
 };
 
-// The list with the dummy first: the only edit a new path needs outside its own unit.
-typedef gs::PathList<DummyPath, gs::TensorCorePath, gs::TensorCore16UPath, gs::TensorCore32FPath, gs::FusedPath, gs::FusedLargePath, gs::TwoPassPath> ListWithDummy;
+// A path list with one more unit in front of the units of another.
+template <class Unit, class List>
+struct WithUnitFirst;
+template <class Unit, class... Units>
+struct WithUnitFirst<Unit, gs::PathList<Units...>>
+{
+    typedef gs::PathList<Unit, Units...> type;
+};
+
+// The product's list with the dummy in front: one entry for the new unit, no copy of the list.
+typedef WithUnitFirst<DummyPath, gs::GaussianPaths>::type ListWithDummy;
 
 gs::PathQuery query(int depth, int cn, int r)
 {
@@ -49,7 +58,7 @@ gs::PathQuery query(int depth, int cn, int r)
 TEST(CudaImage_GaussianPathList, a_test_only_unit_joins_the_list_with_its_facts_and_options)
 {
     constexpr int dummy = ListWithDummy::indexOf<DummyPath>();
-    static_assert(dummy == 0 && ListWithDummy::kCount == path::List::kCount + 1, "the dummy is the first of seven");
+    static_assert(dummy == 0 && ListWithDummy::kCount == path::List::kCount + 1, "the dummy in front of the product's units");
     EXPECT_STREQ("dummy", ListWithDummy::name(dummy));
 
     // Its range is its own; every other query goes where the product's list sends it.
@@ -72,15 +81,17 @@ TEST(CudaImage_GaussianPathList, a_test_only_unit_joins_the_list_with_its_facts_
             }
 
     // Its device facts come through the list's query of the device; its options through the list's.
+    // Declining, it leaves the call to the product's choice.
+    const char* const productsChoice = gs::choosePath(query(CV_16U, 1, 3)).name;
     ListWithDummy::DeviceFacts facts = ListWithDummy::DeviceFacts();
     ListWithDummy::Options options = ListWithDummy::Options();
     EXPECT_EQ(dummy, ListWithDummy::choose(query(CV_16U, 1, 3), facts, options).index);
     std::get<dummy>(facts).runs = false;
-    EXPECT_STREQ("fused", ListWithDummy::choose(query(CV_16U, 1, 3), facts, options).name);
+    EXPECT_STREQ(productsChoice, ListWithDummy::choose(query(CV_16U, 1, 3), facts, options).name);
     std::get<dummy>(facts).runs = true;
     std::get<dummy>(options).on = false;
     const gs::PathChoice off = ListWithDummy::choose(query(CV_16U, 1, 3), facts, options);
-    EXPECT_STREQ("fused", off.name);
+    EXPECT_STREQ(productsChoice, off.name);
     EXPECT_STREQ("not for the dummy", off.declined[dummy]);
     EXPECT_FALSE(DummyPath::deviceFacts(75).runs);
     EXPECT_TRUE(DummyPath::deviceFacts(90).runs);

@@ -2,8 +2,9 @@
 // order) as a pure function: no GPU, so these run in CI. Every boundary, taken from the units' own
 // constants (test/gaussian_path_ids.hpp), so that a changed limit is tested where it then is: the
 // ends of the fused and large-radius ranges, the radius at which each depth x channel count runs
-// out of tile, and the shared-memory limits of sm_75, sm_80, sm_86/89 and sm_90. The expected tiles
-// and bytes come from the tiles' widths and halos by the tests' own arithmetic, not the library's.
+// out of tile, and the shared-memory limits of sm_75, sm_80, sm_86/89 and sm_90. The boundaries
+// come from the library's tile arithmetic; the halos, tiles and bytes each choice reports are also
+// worked out by the tests' own arithmetic (stripBytesByHand, every_choice_has_a_valid_tile).
 #include "test_precomp.hpp"
 #include "gaussian_path_ids.hpp"
 
@@ -26,9 +27,11 @@ const size_t kSm90 = 227 * 1024;   // 232,448: H100, H200
 using cudaimage_test::path::FusedTile;
 using cudaimage_test::path::LargeTile;
 using cudaimage_test::path::lastRadiusOf;
-using cudaimage_test::path::sharedBytesOf;
 using cudaimage_test::path::cudaCorePath;
 using cudaimage_test::path::boundaryRadii;
+using cv::cuda::gaussian::tile::itemOutputs;
+using cv::cuda::gaussian::tile::sharedBytes;
+using cv::cuda::gaussian::tile::tileOutputs;
 
 PathQuery query(int depth, int cn, int rx, int ry, size_t smem = kSm90)
 {
@@ -48,9 +51,14 @@ std::string what(int depth, int cn, int r, size_t smem)
     return cv::format("%s radius %d, shared memory %zu", cv::typeToString(CV_MAKETYPE(depth, cn)).c_str(), r, smem);
 }
 
-// Output elements per block row: the tile's columns less two halos.
+// An oracle, worked out here and not by tile::sharedBytes: a strip of 16 rows of floats (16U and
+// 64F: 8 rows of doubles), each kCols elements and 4 of padding.
 template <class Tile>
-int tileOf(int r, int cn) { return Tile::kCols - 2 * Tile::halo(r, cn); }
+size_t stripBytesByHand(int depth)
+{
+    const bool inDouble = depth == CV_16U || depth == CV_64F;
+    return static_cast<size_t>(inDouble ? 8 : 16) * (Tile::kCols + 4) * (inDouble ? 8 : 4);
+}
 
 // Each boundary of the CUDA-core paths (the ends of the fused and large-radius ranges, the last
 // radius with a large-radius tile for each depth and channel count, and one beyond each), on every
@@ -67,13 +75,13 @@ TEST(CudaImage_GaussianPlan, every_radius_boundary_of_the_cuda_core_paths)
                     ASSERT_EQ(cudaCorePath(depth, cn, r, smem), c.index) << c.reason;
                     if (c.index == path::Fused)
                     {
-                        EXPECT_EQ(tileOf<FusedTile>(r, cn), c.tileOutputs);
-                        EXPECT_EQ(sharedBytesOf<FusedTile>(depth), c.sharedBytes);
+                        EXPECT_EQ(tileOutputs<FusedTile>(r, cn), c.tileOutputs);
+                        EXPECT_EQ(stripBytesByHand<FusedTile>(depth), c.sharedBytes);
                     }
                     if (c.index == path::FusedLarge)
                     {
-                        EXPECT_EQ(tileOf<LargeTile>(r, cn), c.tileOutputs);
-                        EXPECT_EQ(sharedBytesOf<LargeTile>(depth), c.sharedBytes);
+                        EXPECT_EQ(tileOutputs<LargeTile>(r, cn), c.tileOutputs);
+                        EXPECT_EQ(stripBytesByHand<LargeTile>(depth), c.sharedBytes);
                     }
                 }
 }
@@ -104,7 +112,7 @@ TEST(CudaImage_GaussianPlan, each_depth_and_channel_count_runs_out_of_tile_at_it
             ASSERT_GE(last, LargeTile::kMinR) << "every channel count has a large-radius tile";
             const PathChoice atLimit = choose(depth, cn, last);
             EXPECT_EQ(path::FusedLarge, atLimit.index) << atLimit.reason;
-            EXPECT_GE(atLimit.tileOutputs, path::itemOf(depth));
+            EXPECT_GE(atLimit.tileOutputs, itemOutputs(depth));
             const PathChoice beyond = choose(depth, cn, last + 1);
             EXPECT_EQ(path::TwoPass, beyond.index) << beyond.reason;
             if (last < LargeTile::kMaxR)
@@ -155,11 +163,11 @@ TEST(CudaImage_GaussianPlan, shared_memory_limits_of_sm75_sm80_sm86_sm90)
                 for (int r = 1; r <= LargeTile::kMaxR + 1; r++)
                     EXPECT_EQ(cudaCorePath(depth, cn, r, smem), choose(depth, cn, r, smem).index) << what(depth, cn, r, smem);
             // sm_75 holds the fused tile and not the large-radius one, and says so.
-            EXPECT_LE(sharedBytesOf<FusedTile>(depth), kSm75);
-            EXPECT_GT(sharedBytesOf<LargeTile>(depth), kSm75);
+            EXPECT_LE(sharedBytes<FusedTile>(depth), kSm75);
+            EXPECT_GT(sharedBytes<LargeTile>(depth), kSm75);
             EXPECT_NE(std::string::npos, std::string(choose(depth, cn, LargeTile::kMinR, kSm75).reason).find("shared memory"));
             // The exact limits.
-            const size_t large = sharedBytesOf<LargeTile>(depth), fused = sharedBytesOf<FusedTile>(depth);
+            const size_t large = sharedBytes<LargeTile>(depth), fused = sharedBytes<FusedTile>(depth);
             EXPECT_EQ(path::FusedLarge, choose(depth, cn, LargeTile::kMinR, large).index);
             EXPECT_EQ(path::TwoPass, choose(depth, cn, LargeTile::kMinR, large - 1).index);
             EXPECT_EQ(path::Fused, choose(depth, cn, FusedTile::kMaxR, fused).index);
@@ -199,18 +207,19 @@ TEST(CudaImage_GaussianPlan, in_place_single_row_and_1x1_take_two_passes_8U_iden
 }
 
 // Whatever the arguments, a fused choice satisfies its kernel's invariants (the kernels assume them).
+// The halos are an oracle: worked out by hand here, not read from the tiles' halo().
 TEST(CudaImage_GaussianPlan, every_choice_has_a_valid_tile)
 {
     int fused = 0, large = 0, twoPass = 0;
     for (int depth : kDepths)
         for (int cn = 1; cn <= 4; cn++)
-            for (size_t smem : {size_t(0), size_t(48 * 1024), kSm75, sharedBytesOf<LargeTile>(depth) - 1, sharedBytesOf<LargeTile>(depth), kSm86, kSm80, kSm90})
+            for (size_t smem : {size_t(0), size_t(48 * 1024), kSm75, sharedBytes<LargeTile>(depth) - 1, sharedBytes<LargeTile>(depth), kSm86, kSm80, kSm90})
                 for (int r = 0; r <= 2 * LargeTile::kMaxR + 44; r++)
                 {
                     const PathChoice c = choose(depth, cn, r, smem);
                     SCOPED_TRACE(what(depth, cn, r, smem) + " -> " + c.name + ": " + c.reason);
                     ASSERT_EQ(r, c.radius);
-                    const int item = path::itemOf(depth);
+                    const int item = itemOutputs(depth);
                     if (c.index == path::TwoPass)
                     {
                         twoPass++;
@@ -315,7 +324,7 @@ TEST(CudaImage_GaussianPlan, thresholds_come_from_the_tuning_row_of_the_architec
         }
     // A row with other thresholds moves the choice: the rule reads the device's row, not constants.
     path::List::DeviceFacts custom = path::factsFor(90);
-    std::get<path::TensorCore>(custom).tuning = gs::TensorCoreTuning{0, "test", 3, 12, "test"};
+    std::get<path::TensorCore>(custom).tuning = gs::TensorCoreTuning{0, "test", false, 3, 12, "test"};
     EXPECT_EQ(path::Fused, choosePath(tensorQuery(2, 1), custom).index);
     EXPECT_EQ(path::TensorCore, choosePath(tensorQuery(3, 1), custom).index);
     EXPECT_EQ(path::FusedLarge, choosePath(tensorQuery(11, 4), custom).index);

@@ -1,8 +1,9 @@
-// The 32F tensor-core path (src/paths/tensor_core_32f: TF32 products with BF16 corrections): its taps, its tile and where
-// its rule takes it (pure host functions: run without a GPU) and, on the device, that it matches
-// CPU cv::GaussianBlur within the float tolerance (1e-5 of the image's largest magnitude) at every
-// radius it serves, with the path on and off, every border, sub-matrices, unaligned destinations,
-// more strips than the grid has blocks, and NaN and Inf reaching exactly the CPU's pixels.
+// The 32F tensor-core path (src/paths/tensor_core_32f: TF32 products with BF16 corrections): its
+// taps, its tile and where its rule takes it (pure host functions: run without a GPU) and, on the
+// device, within the float tolerance (1e-5 of the image's largest magnitude) of CPU
+// cv::GaussianBlur: unaligned destinations, BORDER_WRAP, rectangular kernels, more strips than the
+// grid has blocks, and NaN and Inf reaching exactly the CPU's pixels. Every radius against the CPU
+// on the device: test_gaussian_tensor_cores_every_radius.cpp.
 #include "test_precomp.hpp"
 #include "gaussian_path_ids.hpp"
 #include "tensor_cores_switch.hpp"
@@ -153,39 +154,6 @@ double toleranceOf(const Mat& src) { return 1e-5 * std::max(cv::norm(src, cv::NO
 
 // Largest difference between two float images.
 double maxDifference(const Mat& a, const Mat& b) { return cv::norm(a, b, cv::NORM_INF); }
-
-// Every radius 1..128 on an image more than two tiles wide (interior tiles, the image's edges) with
-// values of both signs and a patch of large ones, and on a sub-matrix of it (unaligned rows: the
-// per-element loads), with the path at every radius and off, every border, against the CPU.
-typedef ::testing::TestWithParam<int> CudaImage_GaussianTensorCores32F_EveryRadius;
-
-TEST_P(CudaImage_GaussianTensorCores32F_EveryRadius, matches_cpu_with_the_path_on_and_off)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const int r = GetParam();
-    cv::RNG rng(2031);
-    Mat parent = randomMat(Size(2 * Tile32::outputs(Tile32::kMinR) + 77, 300), CV_32FC1, rng);
-    parent(cv::Rect(40, 40, 300, 120)).setTo(cv::Scalar(3.0e4));   // large values beside small ones
-    const cv::Rect roiRect(3, 2, parent.cols - 7, 291);
-    const int borders[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT, cv::BORDER_CONSTANT};
-    const int border = borders[r % 4];
-    SCOPED_TRACE(cv::format("32FC1, radius %d, border %d", r, border));
-    const GpuMat whole(parent);
-    const GpuMat roi = whole(roiRect);
-    Mat cpuWhole, cpuRoi;
-    cv::GaussianBlur(parent, cpuWhole, Size(2 * r + 1, 2 * r + 1), 0, 0, border);
-    cv::GaussianBlur(parent(roiRect).clone(), cpuRoi, Size(2 * r + 1, 2 * r + 1), 0, 0, border | cv::BORDER_ISOLATED);
-    const double tol = toleranceOf(parent);
-    for (const char* mode : {"all", "0"})
-    {
-        SCOPED_TRACE(cv::format("OPENCV_CUDAIMAGE_TENSOR_CORES=%s", mode));
-        EXPECT_LE(maxDifference(cpuWhole, blurOnDevice(whole, -1, r, border, mode)), tol);
-        EXPECT_LE(maxDifference(cpuRoi, blurOnDevice(roi, -1, r, border | cv::BORDER_ISOLATED, mode)), tol);
-    }
-}
-
-INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianTensorCores32F_EveryRadius,
-                        ::testing::Range(int(Tile32::kMinR), int(Tile32::kMaxR) + 1));
 
 // An unaligned destination (a sub-matrix at an odd column: no 8-byte stores), BORDER_WRAP against
 // the CUDA-core kernels, rectangular kernels, and more tiles than the grid has blocks.

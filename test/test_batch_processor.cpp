@@ -1,18 +1,17 @@
-// Several GPUs: device-aware SyncedMat and filters, and the batch helper.
-//  - CudaImage_MultiGpuArgs.*: what must fail (or hold) before any CUDA call; no GPU needed.
-//  - CudaImage_MultiGpu.*: one GPU (batches on one device against CPU cv::GaussianBlur, failures in
-//    workers, the device errors one GPU can provoke).
-//  - CudaImage_MultiGpu2.*: two GPUs (peer copies and their counts, the cross-device policy,
-//    filters refusing another device's memory, thread or stream, batches over two devices); they
-//    skip with "needs 2 GPUs" elsewhere.
+// The batch helper (cv::cuda::BatchProcessor, processBatch, processBatchGaussian): a list of images
+// spread over the GPUs of a host, each result equal to the image's blur alone, in order.
+//  - CudaImage_MultiGpuArgs.batch_*: what must fail before any CUDA call; no GPU needed.
+//  - CudaImage_MultiGpu.batch_*: one GPU (batches on one device against CPU cv::GaussianBlur,
+//    groups of small images, ROI, pageable and page-locked images, SyncedMat transfer counts,
+//    failures of the factory and in workers).
+//  - CudaImage_MultiGpu2.batch_*: batches over two devices; they skip with "needs 2 GPUs" elsewhere.
 // Error messages are printed as "[ MULTIGPU ] test | code | message" (doc/errors.md quotes them).
 #include "test_precomp.hpp"
+#include "multi_gpu_helpers.hpp"
 
-#include <climits>
 #include <iostream>
 #include <stdexcept>
 #include <string>
-#include <typeinfo>
 #include <vector>
 
 namespace opencv_test { namespace {
@@ -29,28 +28,10 @@ using cv::cuda::Stream;
 using cv::cuda::SyncedMat;
 using cv::cuda::TransferStats;
 using cudaimage_test::kAnyCode;
-using cudaimage_test::noCudaStream;
-using cudaimage_test::toHost;
-
-template <typename F>
-void expectError(F f, int code, const std::vector<std::string>& needles)
-{
-    cudaimage_test::expectError(f, code, needles, "MULTIGPU");
-}
-
-#define CUDAIMAGE_REQUIRE_TWO_GPUS()                                      \
-    do {                                                                  \
-        CUDAIMAGE_REQUIRE_GPU();                                          \
-        if (cv::cuda::getCudaEnabledDeviceCount() < 2)                    \
-            CUDAIMAGE_SKIP("needs 2 GPUs");                               \
-    } while (0)
-
-Mat cpuBlur(const Mat& src, double sigma)
-{
-    Mat dst;
-    cv::GaussianBlur(src, dst, Size(0, 0), sigma, sigma, cv::BORDER_REPLICATE);
-    return dst;
-}
+using cudaimage_test::multi_gpu::bytesOf;
+using cudaimage_test::multi_gpu::cpuBlur;
+using cudaimage_test::multi_gpu::expectError;
+using cudaimage_test::multi_gpu::otherDevice;
 
 FilterFactory gaussianFactory(int type, double sigma)
 {
@@ -68,8 +49,6 @@ std::vector<Mat> mixedImages(int type, int n, cv::RNG& rng)
         v.push_back(cudaimage_test::randomMat(sizes[i % 7], type, rng));
     return v;
 }
-
-size_t bytesOf(const SyncedMat& m) { return (size_t)m.storageSize().area() * m.elemSize(); }
 
 // A filter that fails on images of one width; otherwise a Gaussian blur of 8UC1.
 struct FailOnWidth : public cv::cuda::Filter
@@ -92,8 +71,6 @@ struct FailOnWidth : public cv::cuda::Filter
     bool std_;
     Ptr<cv::cuda::Filter> inner_;
 };
-
-int otherDevice(int d) { return d == 0 ? 1 : 0; }
 
 //////////////////////////////////////////////////////////////////////////////////////////////
 // No GPU needed
@@ -188,48 +165,6 @@ TEST(CudaImage_MultiGpuArgs, batch_gaussian_bad_arguments)
     expectError([&] { cv::cuda::processBatchGaussian(images, results, Size(3, 3), 1, 0, 99); },
                 cv::Error::StsBadFlag, {"cv::cuda::processBatchGaussian: borderType is 99; allowed: BORDER_CONSTANT (0)"});
     EXPECT_TRUE(results.empty());
-}
-
-TEST(CudaImage_MultiGpuArgs, policy_is_per_storage_and_checked)
-{
-    SyncedMat m(8, 8, CV_8UC1);
-    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_REFUSE, m.crossDevicePolicy());
-    SyncedMat copy = m, view(m, Rect(1, 1, 4, 4));
-    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
-    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, copy.crossDevicePolicy());
-    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, view.crossDevicePolicy());
-    m.create(16, 16, CV_8UC3);   // a new storage keeps the handle's policy
-    EXPECT_FALSE(m.sharesStorageWith(copy));
-    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, m.crossDevicePolicy());
-    expectError([&] { m.setCrossDevicePolicy(7); }, cv::Error::StsBadArg,
-                {"SyncedMat::setCrossDevicePolicy: policy is 7; allowed: CROSS_DEVICE_REFUSE (0) or CROSS_DEVICE_MIGRATE (1)"});
-    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_MIGRATE, m.crossDevicePolicy());
-    SyncedMat empty;
-    EXPECT_EQ((int)SyncedMat::CROSS_DEVICE_REFUSE, empty.crossDevicePolicy());
-    expectError([&] { empty.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE); }, cv::Error::StsBadArg,
-                {"SyncedMat::setCrossDevicePolicy: the SyncedMat is empty"});
-}
-
-TEST(CudaImage_MultiGpuArgs, peer_copy_reason)
-{
-    EXPECT_EQ((int)TransferStats::PEER_COPY + 1, (int)TransferStats::REASON_COUNT);
-    EXPECT_EQ(std::string("PEER_COPY"), std::string(TransferStats::reasonName(TransferStats::PEER_COPY)));
-    const TransferStats st = SyncedMat(4, 4, CV_8UC1).stats();
-    EXPECT_EQ(0, st.peerCopies);
-    EXPECT_EQ(0u, st.peerCopyBytes);
-    EXPECT_EQ(0, st.count(TransferStats::PEER_COPY));
-    EXPECT_EQ(0u, st.bytesFor(TransferStats::PEER_COPY));
-}
-
-TEST(CudaImage_MultiGpuArgs, move_to_device_checks)
-{
-    SyncedMat empty;
-    expectError([&] { empty.moveToDevice(0, noCudaStream()); }, cv::Error::StsBadArg,
-                {"SyncedMat::moveToDevice: the SyncedMat is empty"});
-    SyncedMat m(4, 4, CV_8UC1);
-    expectError([&] { m.moveToDevice(-1, noCudaStream()); }, cv::Error::StsOutOfRange,
-                {"SyncedMat::moveToDevice: device is -1"});
-    EXPECT_EQ(-1, m.deviceId());
 }
 
 //////////////////////////////////////////////////////////////////////////////////////////////
@@ -532,237 +467,8 @@ TEST(CudaImage_MultiGpu, batch_synced_shared_storage_refused)
     EXPECT_EQ(0, whole.stats().uploads);
 }
 
-TEST(CudaImage_MultiGpu, move_to_device_on_one_gpu)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const int dev = cv::cuda::getDevice(), n = cv::cuda::getCudaEnabledDeviceCount();
-    SyncedMat m(Mat(8, 8, CV_8UC1, Scalar(3)));
-    Stream s;
-    m.readDevice(s);
-    s.waitForCompletion();
-    m.moveToDevice(dev, s);   // already there: nothing
-    EXPECT_EQ(dev, m.deviceId());
-    EXPECT_EQ(0, m.stats().peerCopies);
-    EXPECT_EQ(1, m.stats().uploads);
-    expectError([&] { m.moveToDevice(n, s); }, cv::Error::StsOutOfRange,
-                {"SyncedMat::moveToDevice: device is " + std::to_string(n) + "; allowed: 0 to " + std::to_string(n - 1)});
-    EXPECT_EQ((int)SyncedMat::BOTH_VALID, m.state());
-}
-
-TEST(CudaImage_MultiGpu, migrate_policy_changes_nothing_on_the_own_device)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    const Size sz(64, 48);
-    SyncedMat m(Mat(sz, CV_8UC3, Scalar(1, 2, 3)));
-    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
-    Stream s;
-    cv::cuda::applyFilter(cv::cuda::createGaussianBlur(CV_8UC3, -1, Size(3, 3), 1), m, s);
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC3, Scalar(1, 2, 3)), m.readHost());
-    const TransferStats st = m.stats();
-    EXPECT_EQ(1, st.uploads);
-    EXPECT_EQ(1, st.downloads);
-    EXPECT_EQ(0, st.peerCopies);
-    EXPECT_EQ(cv::cuda::getDevice(), m.deviceId());
-}
-
-TEST(CudaImage_MultiGpu, adopted_gpumat_records_its_memory_device)
-{
-    CUDAIMAGE_REQUIRE_GPU();
-    GpuMat g(4, 4, CV_8UC1, Scalar(9));
-    EXPECT_EQ(cv::cuda::getDevice(), SyncedMat(g).deviceId());
-}
-
 //////////////////////////////////////////////////////////////////////////////////////////////
 // Two GPUs
-
-// Device-only data on `dev`: DEVICE_VALID, filled with `value`.
-SyncedMat deviceOnly(Size sz, int type, Scalar value, int dev)
-{
-    const int prev = cv::cuda::getDevice();
-    cv::cuda::setDevice(dev);
-    SyncedMat m(sz, type);
-    Stream s;
-    m.writeDevice(s).setTo(value, s);
-    s.waitForCompletion();
-    cv::cuda::setDevice(prev);
-    return m;
-}
-
-TEST(CudaImage_MultiGpu2, move_peer_copies_valid_device_data)
-{
-    CUDAIMAGE_REQUIRE_TWO_GPUS();
-    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
-    const Size sz(1000, 600);
-    SyncedMat m = deviceOnly(sz, CV_16UC3, Scalar(1, 2000, 30000), dev0);
-    ASSERT_EQ(dev0, m.deviceId());
-    Stream s0;                                          // not a stream of the target device
-    expectError([&] { m.moveToDevice(dev1, s0); }, cv::Error::StsBadArg,
-                {"SyncedMat::moveToDevice: the stream belongs to CUDA device " + std::to_string(dev0) +
-                 " but the target device is " + std::to_string(dev1)});
-    EXPECT_EQ(dev0, m.deviceId());
-    m.moveToDevice(dev1);
-    EXPECT_EQ(dev0, cv::cuda::getDevice());            // the caller's device is left alone
-    EXPECT_EQ(dev1, m.deviceId());
-    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
-    TransferStats st = m.stats();
-    EXPECT_EQ(1, st.peerCopies);
-    EXPECT_EQ(bytesOf(m), st.peerCopyBytes);
-    EXPECT_EQ(1, st.count(TransferStats::PEER_COPY));
-    EXPECT_EQ(bytesOf(m), st.bytesFor(TransferStats::PEER_COPY));
-    EXPECT_EQ(0, st.uploads);
-    EXPECT_EQ(0, st.downloads);
-    // The data is on dev1 now: read it there.
-    cv::cuda::setDevice(dev1);
-    Stream s1;
-    EXPECT_MAT_EQ(Mat(sz, CV_16UC3, Scalar(1, 2000, 30000)), toHost(m.readDevice(s1), s1));
-    EXPECT_MAT_EQ(Mat(sz, CV_16UC3, Scalar(1, 2000, 30000)), m.readHost());
-    cv::cuda::setDevice(dev0);
-    EXPECT_EQ(1, m.stats().peerCopies);
-    EXPECT_EQ(1, m.stats().downloads);
-}
-
-TEST(CudaImage_MultiGpu2, move_drops_stale_device_memory_and_rebinds_host_only)
-{
-    CUDAIMAGE_REQUIRE_TWO_GPUS();
-    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
-    const Size sz(64, 64);
-    SyncedMat m(Mat(sz, CV_8UC1, Scalar(7)));
-    Stream s0;
-    m.readDevice(s0);
-    m.writeHost().setTo(Scalar(8));                     // device now stale
-    m.moveToDevice(dev1);
-    EXPECT_EQ(dev1, m.deviceId());
-    EXPECT_FALSE(m.isDeviceAllocated());
-    EXPECT_EQ(0, m.stats().peerCopies);
-    cv::cuda::setDevice(dev1);
-    Stream s1;
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(8)), toHost(m.readDevice(s1), s1));
-    cv::cuda::setDevice(dev0);
-    EXPECT_EQ(2, m.stats().uploads);
-
-    SyncedMat hostOnly(Mat(sz, CV_8UC1, Scalar(9)));    // bound to dev0 by its host allocation
-    ASSERT_EQ(dev0, hostOnly.deviceId());
-    hostOnly.moveToDevice(dev1);
-    EXPECT_EQ(dev1, hostOnly.deviceId());
-    const TransferStats st = hostOnly.stats();
-    EXPECT_EQ(0, st.peerCopies + st.uploads + st.downloads);
-}
-
-TEST(CudaImage_MultiGpu2, refuse_policy_names_both_devices)
-{
-    CUDAIMAGE_REQUIRE_TWO_GPUS();
-    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
-    SyncedMat m = deviceOnly(Size(16, 16), CV_8UC1, Scalar(4), dev0);
-    cv::cuda::setDevice(dev1);
-    Stream s1;
-    const std::string both = "lives on CUDA device " + std::to_string(dev0) +
-                             " but the calling thread's current device is " + std::to_string(dev1);
-    expectError([&] { m.readDevice(s1); }, cv::Error::StsBadArg, {"SyncedMat::readDevice: this SyncedMat " + both, "CROSS_DEVICE_MIGRATE"});
-    expectError([&] { m.readHost(); }, cv::Error::StsBadArg, {"SyncedMat::readHost: this SyncedMat " + both});
-    expectError([&] { m.upload(s1); m.download(s1); }, cv::Error::StsBadArg, {"SyncedMat::download: this SyncedMat " + both});
-    cv::cuda::setDevice(dev0);
-    EXPECT_EQ(dev0, m.deviceId());
-    EXPECT_EQ((int)SyncedMat::DEVICE_VALID, m.state());
-    const TransferStats st = m.stats();
-    EXPECT_EQ(0, st.peerCopies + st.uploads + st.downloads);
-}
-
-TEST(CudaImage_MultiGpu2, migrate_policy_moves_on_device_access)
-{
-    CUDAIMAGE_REQUIRE_TWO_GPUS();
-    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
-    const Size sz(640, 480);
-    SyncedMat m = deviceOnly(sz, CV_8UC1, Scalar(77), dev0);   // a blur keeps a constant 8U image exactly
-    SyncedMat view(m, Rect(10, 10, 100, 100));
-    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
-    Stream s0;
-    cv::cuda::setDevice(dev1);
-    expectError([&] { m.readDevice(s0); }, cv::Error::StsBadArg,   // a stream of the storage's device, not the caller's
-                {"SyncedMat::readDevice: the stream belongs to CUDA device " + std::to_string(dev0) +
-                 " but this SyncedMat would move to the current device " + std::to_string(dev1)});
-    EXPECT_EQ(dev0, m.deviceId());
-    EXPECT_EQ(0, m.stats().peerCopies);
-    {
-        Stream s1;
-        GpuMat g = view.readDevice(s1);
-        EXPECT_EQ(dev1, m.deviceId());
-        EXPECT_EQ(1, m.stats().peerCopies);
-        EXPECT_EQ(bytesOf(m), m.stats().peerCopyBytes);
-        EXPECT_MAT_EQ(Mat(100, 100, CV_8UC1, Scalar(77)), toHost(g, s1));
-        // A filter of dev1 on the moved image, then back on dev0 by another access.
-        cv::cuda::applyFilter(cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(3, 3), 1), m, s1);
-        s1.waitForCompletion();
-    }
-    cv::cuda::setDevice(dev0);
-    EXPECT_MAT_EQ(Mat(sz, CV_8UC1, Scalar(77)), toHost(m.readDevice(s0), s0));
-    EXPECT_EQ(dev0, m.deviceId());
-    EXPECT_EQ(2, m.stats().peerCopies);
-    EXPECT_EQ(0, m.stats().uploads);
-    EXPECT_EQ(0, m.stats().downloads);
-}
-
-TEST(CudaImage_MultiGpu2, migrate_policy_host_access_stays_on_the_storage_device)
-{
-    CUDAIMAGE_REQUIRE_TWO_GPUS();
-    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
-    SyncedMat m = deviceOnly(Size(32, 32), CV_8UC4, Scalar(1, 2, 3, 4), dev0);
-    m.setCrossDevicePolicy(SyncedMat::CROSS_DEVICE_MIGRATE);
-    cv::cuda::setDevice(dev1);
-    EXPECT_MAT_EQ(Mat(32, 32, CV_8UC4, Scalar(1, 2, 3, 4)), m.readHost());
-    m.releaseDevice();                                   // on dev0's memory, from dev1
-    cv::cuda::setDevice(dev0);
-    EXPECT_EQ(dev0, m.deviceId());
-    EXPECT_FALSE(m.isDeviceAllocated());
-    EXPECT_EQ(1, m.stats().downloads);
-    EXPECT_EQ(0, m.stats().peerCopies);
-}
-
-TEST(CudaImage_MultiGpu2, filter_refuses_memory_thread_and_stream_of_another_device)
-{
-    CUDAIMAGE_REQUIRE_TWO_GPUS();
-    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
-    const Mat host(64, 64, CV_8UC1, Scalar(100));
-    Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(CV_8UC1, -1, Size(5, 5), 1);
-    GpuMat src0(host), dst0;
-    cv::cuda::setDevice(dev1);
-    GpuMat src1(host), dst1(host.size(), host.type());
-    Stream s1;
-    const std::string d0 = std::to_string(dev0), d1 = std::to_string(dev1);
-    expectError([&] { f->apply(src1, dst1, s1); }, cv::Error::StsBadArg,
-                {"cv::cuda::GaussianBlur: the filter was created on CUDA device " + d0 +
-                 " but the calling thread's current device is " + d1});
-    cv::cuda::setDevice(dev0);
-    expectError([&] { f->apply(src1, dst0); }, cv::Error::StsBadArg,
-                {"cv::cuda::GaussianBlur: src lives on CUDA device " + d1 + " but the filter was created on device " + d0});
-    expectError([&] { f->apply(src0, dst1); }, cv::Error::StsBadArg,
-                {"cv::cuda::GaussianBlur: dst lives on CUDA device " + d1 + " but the filter was created on device " + d0});
-    expectError([&] { f->apply(src0, dst0, s1); }, cv::Error::StsBadArg,
-                {"cv::cuda::GaussianBlur: the stream belongs to CUDA device " + d1});
-    EXPECT_TRUE(dst0.empty());
-    // And it works with what belongs to it.
-    f->apply(src0, dst0);
-    Mat expected;
-    cv::GaussianBlur(host, expected, Size(5, 5), 1, 1, cv::BORDER_REPLICATE);
-    Stream& n0 = Stream::Null();
-    EXPECT_MAT_EQ(expected, toHost(dst0, n0));
-}
-
-TEST(CudaImage_MultiGpu2, oneshot_gaussian_follows_the_current_device)
-{
-    CUDAIMAGE_REQUIRE_TWO_GPUS();
-    const int dev0 = cv::cuda::getDevice(), dev1 = otherDevice(dev0);
-    cv::RNG rng(13);
-    const Mat host = cudaimage_test::randomMat(Size(200, 100), CV_8UC3, rng);
-    const Mat expected = cpuBlur(host, 2.0);
-    for (int dev : { dev0, dev1, dev0 })
-    {
-        cv::cuda::setDevice(dev);
-        GpuMat src(host), dst;
-        cv::cuda::GaussianBlur(src, dst, Size(0, 0), 2.0);
-        EXPECT_MAT_EQ(expected, toHost(dst, Stream::Null())) << "device " << dev;
-    }
-    cv::cuda::setDevice(dev0);
-}
 
 TEST(CudaImage_MultiGpu2, batch_over_two_devices_equals_cpu)
 {
