@@ -14,6 +14,9 @@ same rule for every peer; BORDER_REPLICATE):
   f32nchw    256 x 3x224x224 float32 NCHW (PyTorch), sigma 0.1..2
   u16gray    256 x 224x224x1 uint16, sigma 0.1..2
   varsize    256 x HxWx3 uint8, sides uniform in 32..640, sigma 0.1..5 (a list of GpuMats)
+  rgb224wide 256 x 224x224x3 uint8 NHWC, sigma 0.1..30 (radius up to 90: mostly tensor cores)
+  u16wide    256 x 224x224x1 uint16, sigma 0.1..20 (radius up to 80)
+  f32wide    256 x 224x224x1 float32, sigma 0.1..20 (radius up to 80)
 Peers, each as its users would call it, on the same torch stream:
   ours         cv2.cudaimage.tensor.gaussian_blur_batch(x, sigmas, out=y) (varsize:
                GaussianBatchFilter.apply on a list of GpuMats over torch tensors); beside it
@@ -53,7 +56,7 @@ import time
 
 import numpy as np
 
-CASES = ["rgb224", "rgb512", "gray64", "f32nchw", "u16gray", "varsize"]
+CASES = ["rgb224", "rgb512", "gray64", "f32nchw", "u16gray", "varsize", "rgb224wide", "u16wide", "f32wide"]
 PARTS = ["single", "hostlist"]
 PEERS = ["ours", "loop", "kornia", "torchvision", "cupy", "cvcuda"]
 SINGLE = [("64x64 8UC1", 64, 64, 1, 2.0), ("224x224 8UC3", 224, 224, 3, 1.5), ("512x512 8UC3", 512, 512, 3, 2.0),
@@ -141,7 +144,10 @@ def main():
         n, h, w, c, dtype, layout, smax = {
             "rgb224": (256, 224, 224, 3, np.uint8, "NHWC", 2.0), "rgb512": (64, 512, 512, 3, np.uint8, "NHWC", 2.0),
             "gray64": (1024, 64, 64, 1, np.uint8, "NHWC", 2.0), "f32nchw": (256, 224, 224, 3, np.float32, "NCHW", 2.0),
-            "u16gray": (256, 224, 224, 1, np.uint16, "NHWC", 2.0), "varsize": (256, 0, 0, 3, np.uint8, "list", 5.0)}[case]
+            "u16gray": (256, 224, 224, 1, np.uint16, "NHWC", 2.0), "varsize": (256, 0, 0, 3, np.uint8, "list", 5.0),
+            # sigmas up to 20-30: most images on the tensor-core kernels (radius 9..90)
+            "rgb224wide": (256, 224, 224, 3, np.uint8, "NHWC", 30.0), "u16wide": (256, 224, 224, 1, np.uint16, "NHWC", 20.0),
+            "f32wide": (256, 224, 224, 1, np.float32, "NHWC", 20.0)}[case]
         sigmas = rng.uniform(0.1, smax, n)
         depth = {np.uint8: cv2.CV_8U, np.uint16: cv2.CV_16U, np.float32: cv2.CV_32F}[dtype]
         ks = [cv2.cuda.gaussianKernelSize(float(s), depth) for s in sigmas]

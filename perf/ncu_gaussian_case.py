@@ -9,7 +9,7 @@ cv2.cuda.createGaussianBlur(...).apply() twice (the first warms up; profile the 
         python3 perf/ncu_gaussian_case.py 16UC1 10 [--size 8192]
 
 TYPE is 8UC1..8UC4, 16UC1..16UC4 or 32FC1..32FC4; ksize = 2 round(3 sigma) + 1, BORDER_REPLICATE,
-as perf/gaussian_bench.cu's table (perf/results/2026-12-04-f2607f6-H200-ncu-missed-cells.txt)."""
+as perf/gaussian_bench.cu's table (perf/results/2026-12-04-H200-ncu-missed-cells.txt)."""
 import argparse
 
 import numpy as np

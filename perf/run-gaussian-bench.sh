@@ -10,8 +10,8 @@
 # folder of wheels (scripts/gpu/fetch-peer-wheels.sh: kornia, kornia_rs), installed here with
 # `pip install --no-deps --no-index --target` into a temporary folder that only the peers' Python
 # sees. A peer that cannot be imported gets "not run" cells. PEERS=pytorch,cupy (say) picks peers.
-# Writes OUT/gaussian-<date>.md and .json (commit them under perf/results/), OUT/npp.jsonl and
-# OUT/peers.jsonl. PEERS and the gaussian_bench arguments are checked (by python_peers_bench.py
+# Writes OUT/gaussian-<date>.md and .json, OUT/npp.jsonl and OUT/peers.jsonl (commit them as
+# perf/results/<date>-<card>-gaussian-bench{.md,.json,-npp.jsonl,-peers.jsonl} in place of the older set). PEERS and the gaussian_bench arguments are checked (by python_peers_bench.py
 # and gaussian_bench themselves) before anything runs: a name or argument they do not know fails
 # at once, with exit status 2.
 set -euo pipefail

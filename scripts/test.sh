@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: build everything (cached) and run every C++ and Python test, in both build
 # modes, against OpenCV 5.1 and then OpenCV 4.14 (module build, standalone build, cv2), the commands
-# and code blocks of README.md and doc/ (scripts/ci/check-doc-commands.sh), the pip wheel (5.1), and
-# every kernel file compiled for sm_75 and sm_80 (scripts/ci/compile-archs.sh, 5.1), every kernel
-# launch in src/ followed by its check (scripts/ci/check-launches.sh), and the
-# standalone perf probe perf/fused_shuffle_probe.cu compiled (5.1).
+# and code blocks of README.md and doc/ (scripts/ci/check-doc-commands.sh), the pip wheel (5.1),
+# every kernel file compiled for sm_75 and sm_80 (scripts/ci/compile-archs.sh, 5.1), and every
+# kernel launch in src/ through its check (scripts/ci/check-launches.sh).
 # GPU tests skip with their reason when this machine has no CUDA device.
 #
 #   scripts/test.sh                    # 5.1, then 4.14
@@ -77,11 +76,6 @@ for line in "${lines[@]}"; do
         step "OpenCV $line: every kernel file compiled for sm_75 and sm_80 (scripts/ci/compile-archs.sh)"
         timed "$line kernels for sm_75, sm_80" env OPENCV_LINE="$line" CUDAIMAGE_DEVICE_CODE="$device_code" \
             CUDAIMAGE_ARCHS="75;80" bash "$CUDAIMAGE_REPO/scripts/ci/compile-archs.sh"
-        # The standalone probe of perf/NOTES.md 4.8 is built only on the GPU machine otherwise.
-        step "OpenCV $line: perf/fused_shuffle_probe.cu compiles (sm_90)"
-        mkdir -p "$CUDAIMAGE_REPO/build-probes"
-        timed "$line shuffle probe compiles" "$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -arch=sm_90 \
-            "$CUDAIMAGE_REPO/perf/fused_shuffle_probe.cu" -o "$CUDAIMAGE_REPO/build-probes/fused_shuffle_probe"
     fi
     start=$(date +%s)
 done

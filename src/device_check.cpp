@@ -96,7 +96,7 @@ void DeviceBinding::check(const GpuMat& src, const _OutputArray& dst, Stream& st
                                      "one filter per device", func, bound, cur, bound));
     // With one device in the process, memory and streams can only be that device's: skip the
     // queries below (two cudaPointerGetAttributes and up to four stream calls, several
-    // microseconds of every apply(); see perf/NOTES.md section 8.1).
+    // microseconds of every apply(); see doc/design-record.md#host-cost).
     if (visibleDeviceCount() == 1)
         return;
     const int srcDevice = memoryDevice(src.data);

@@ -1,11 +1,12 @@
 // The shape of a kernel path's per-architecture tuning table and its lookup. Each path that has
 // run-time thresholds keeps its own table in its folder (src/paths/<name>/<name>_tuning.hpp), each
-// number beside the measurement that set it (perf/NOTES.md holds the runs); tile sizes are
+// number beside the measurement that set it (doc/design-record.md#tuning-tables holds the runs); tile sizes are
 // compile-time constants of each path's kernels and live with its tile (<name>_path.hpp).
 //
 // A row is any struct with `int computeCapability` (10 * major + minor; 0 for the default row),
-// `const char* gpus` and `const char* basis` (where its numbers come from: a row that repeats
-// another architecture's values says so until a run on that GPU sets them).
+// `const char* gpus`, `bool measured` and `const char* basis` (where its numbers come from: a row
+// that repeats another architecture's values is not `measured` and says so until a run on that GPU
+// sets them).
 #ifndef CUDAIMAGE_GAUSSIAN_TUNING_HPP
 #define CUDAIMAGE_GAUSSIAN_TUNING_HPP
 

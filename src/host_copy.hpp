@@ -3,7 +3,7 @@
 // Why: BatchProcessor stages ordinary (pageable) images through page-locked buffers. One thread's
 // copy moves about 5 GB/s, so a 4K 8UC3 frame (24.9 MB in, 24.9 MB out) cost ~9 ms of host copies
 // and capped a batch at ~110 images/s while the GPU and the PCIe link sustain ~1,700 with
-// page-locked frames (perf/NOTES.md, section 9). Bands spread the copy (and the first-touch page
+// page-locked frames (doc/design-record.md#multi-gpu). Bands spread the copy (and the first-touch page
 // faults of a newly allocated result) over the host's cores.
 //
 // Bands are at least kMinBandBytes so that small images are copied by the calling thread alone (a

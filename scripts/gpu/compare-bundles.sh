@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A kernel change on the GPU machine, in one call: the new bundle's Gaussian and bad-input tests,
 # then `gaussian_bench --ours-only` of the base and the new bundle alternately (base, new, base,
-# new: the spread between runs is of the order of the changes, perf/NOTES.md section 1.2), and a
+# new: the spread between runs is of the order of the changes, doc/design-record.md#measurement), and a
 # table of every cell's change.
 #
 #   scripts/gpu/compare-bundles.sh [--no-tests] [--runs N] BASE.tar.xz NEW.tar.xz [OUT]
@@ -9,7 +9,7 @@
 # BASE and NEW are GPU bundles (scripts/gpu/pack-gpu-bundle.sh; keep the previous commit's as the
 # base). OUT (default ./compare-results) gets tests.txt, bench-{base,new}-I.txt and their JSON, and
 # compare.md: per cell the times of every run, the change of the means and % of copy before and
-# after; commit compare.md as perf/results/<date>-<new commit>-H200-ours-only-against-<base>.md.
+# after; commit compare.md as perf/results/<date>-<card>-ours-only-comparison.md (the newest only).
 # About 2 minutes with the tests, 1 without.
 set -uo pipefail
 tests=1 runs=2

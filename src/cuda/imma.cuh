@@ -7,7 +7,8 @@
 // same matrix for every tile, so each block builds the A fragments once into shared memory. B holds
 // 32 window bytes (K) of 8 independent lines (N).
 //
-// perf/NOTES.md section 6.1 has how the fragment layout and the exactness were established.
+// doc/design-record.md#tensor-core-8u-arithmetic has how the fragment layout and the exactness were
+// established.
 #ifndef CUDAIMAGE_CUDA_IMMA_CUH
 #define CUDAIMAGE_CUDA_IMMA_CUH
 
