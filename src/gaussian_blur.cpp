@@ -8,6 +8,7 @@
 #include "gaussian_taps.hpp"
 #include "gaussian_paths.hpp"
 #include "gaussian_call.hpp"
+#include "gaussian_filter_options.hpp"
 #include "device_check.hpp"
 
 namespace cv { namespace cuda {
@@ -85,9 +86,9 @@ class GaussianBlurImpl CV_FINAL : public Filter
 {
 public:
     GaussianBlurImpl(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
-                     int rowBorderMode, int columnBorderMode)
+                     int rowBorderMode, int columnBorderMode, const GaussianPaths::Options& options)
         : filterTaps_(checkedFilterTaps(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode)),
-          options_(GaussianPaths::options()),
+          options_(options),
           paths_(filterTaps_)
     {
         shape_ = filterShape(filterTaps_, srcType, dstType, rowBorderMode, columnBorderMode);
@@ -124,7 +125,7 @@ public:
 private:
     FilterShape shape_;
     FilterTaps filterTaps_;
-    GaussianPaths::Options options_;   // the paths' switches, read at creation
+    GaussianPaths::Options options_;   // the paths' switches, read at creation (or given)
     // Every path's taps stay on the host; a call hands them to its kernels (the single-kernel paths
     // as kernel parameters, the two-pass path copied into its own stream-ordered memory), so the
     // filter holds no device memory, needs no lock, and any call (the first too) can be captured in
@@ -165,7 +166,15 @@ void checkArguments(int srcType, int dstType, Size ksize, double sigmaX, double 
 Ptr<Filter> createGaussianBlur(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
                                int rowBorderMode, int columnBorderMode)
 {
-    return makePtr<GaussianBlurImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode);
+    return makePtr<GaussianBlurImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode,
+                                     GaussianPaths::options());
+}
+
+Ptr<Filter> gaussian::createGaussianBlurWithOptions(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
+                                                    int rowBorderMode, int columnBorderMode,
+                                                    const GaussianPaths::Options& options)
+{
+    return makePtr<GaussianBlurImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode, options);
 }
 
 void GaussianBlur(InputArray src, OutputArray dst, Size ksize, double sigmaX, double sigmaY,

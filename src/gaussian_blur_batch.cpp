@@ -17,6 +17,7 @@
 #include "device_check.hpp"
 #include "gaussian_arguments.hpp"
 #include "gaussian_call.hpp"
+#include "gaussian_filter_options.hpp"
 #include "gaussian_paths.hpp"
 #include "upload_staging.hpp"
 #include "cuda/stream_scratch.hpp"
@@ -107,7 +108,7 @@ class GaussianBatchFilterImpl CV_FINAL : public GaussianBatchFilter
 {
 public:
     GaussianBatchFilterImpl(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY, int rowBorderMode,
-                            int columnBorderMode)
+                            int columnBorderMode, const GaussianPaths::Options& options)
     {
         static const ArgumentNames names{"cv::cuda::createGaussianBlurBatch", "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
         checkArguments(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode, names);
@@ -118,7 +119,7 @@ public:
         defaults_.ksize = ksize;
         defaults_.sigmaX = sigmaX;
         defaults_.sigmaY = sigmaY;
-        options_ = GaussianPaths::options();
+        options_ = options;
     }
 
     int srcType() const CV_OVERRIDE { return srcType_; }
@@ -488,6 +489,7 @@ private:
                 b.channels = CV_MAT_CN(srcType_);
                 b.instance = g.instance;
                 b.multiprocessors = limits.multiprocessors;
+                b.forcedStripRows = images[g.images[0]].choice->forcedStripRows;   // the filter's option
                 b.items = reinterpret_cast<const BatchItem*>(device.data()) + at;
                 b.count = static_cast<int>(g.images.size());
                 for (size_t i : g.images)
@@ -539,7 +541,15 @@ private:
 Ptr<GaussianBatchFilter> createGaussianBlurBatch(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
                                                 int rowBorderMode, int columnBorderMode)
 {
-    return makePtr<GaussianBatchFilterImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode);
+    return makePtr<GaussianBatchFilterImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode,
+                                            GaussianPaths::options());
+}
+
+Ptr<GaussianBatchFilter> gaussian::createGaussianBlurBatchWithOptions(int srcType, int dstType, Size ksize, double sigmaX,
+                                                                      double sigmaY, int rowBorderMode, int columnBorderMode,
+                                                                      const GaussianPaths::Options& options)
+{
+    return makePtr<GaussianBatchFilterImpl>(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode, options);
 }
 
 void GaussianBlurBatch(const std::vector<GpuMat>& src, std::vector<GpuMat>& dst, const std::vector<double>& sigmaX,

@@ -55,6 +55,7 @@ struct BatchLaunch
     int blocksAcross = 0;              //!< most tiles across any image of the launch
     int maxHeight = 0;                 //!< most rows of any image of the launch
     int multiprocessors = 0;           //!< the device's SMs (launchers size their strips by them)
+    int forcedStripRows = 0;           //!< the choice's (PathChoice::forcedStripRows)
     // Persistent-grid paths (PathChoice::residentBlocks > 0):
     long long tiles = 0;               //!< every item's tiles (the last item's firstTile plus its own)
     size_t sharedBytes = 0;            //!< the most dynamic shared memory any item's choice asks for

@@ -58,6 +58,21 @@ struct PathList
         return index >= 0 && index < kCount && flags[index];
     }
 
+    /** The kernel an image takes on the unit at `index`: alone its kKernel, in a batch its
+     * kBatchKernel (kKernel where it has no batched kernel), as launchChecked names them. */
+    static const char* kernel(int index, bool batch = false)
+    {
+        const char* k = "none";
+        forUnit(index, [&](auto unit) {
+            typedef typename decltype(unit)::type Unit;
+            k = Unit::kKernel;
+            if constexpr (Unit::kBatched)
+                if (batch)
+                    k = Unit::kBatchKernel;
+        });
+        return k;
+    }
+
     /** A batched unit's taps for one filter as its batched kernel reads them (only the chosen unit
      * prepares its taps: a batch's images may each have their own kernel). */
     static BatchTaps batchTaps(int index, const FilterTaps& f)

@@ -1,6 +1,6 @@
-// The vocabulary every Gaussian kernel path speaks (src/paths/<name>/<name>_path.hpp): what a
-// path is asked (PathQuery), what it answers (Verdict), what it prepares from (FilterTaps), and the
-// decision the list of paths reaches (PathChoice, src/gaussian_paths.hpp). Pure host code, no CUDA
+// The vocabulary every Gaussian kernel path speaks (src/paths/<name>/<name>_path.hpp, which include
+// only this header and their own): what a path is asked (PathQuery), what it answers (Verdict),
+// what it prepares from (FilterTaps), and the decision the list of paths reaches (PathChoice, src/gaussian_paths.hpp). Pure host code, no CUDA
 // call: the tests check every rule without a GPU.
 #ifndef CUDAIMAGE_GAUSSIAN_PATH_QUERY_HPP
 #define CUDAIMAGE_GAUSSIAN_PATH_QUERY_HPP
@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <cuda_runtime_api.h>
 #include "opencv2/core/hal/interface.h"
+#include "gaussian_blur_call.hpp"
 #include "gaussian_taps.hpp"
 #include "gaussian_tile.hpp"
 
@@ -63,6 +65,7 @@ struct Verdict
     size_t sharedBytes = 0;   //!< single-kernel paths: dynamic shared memory per block
     int residentBlocks = 0;   //!< persistent grids: blocks the grid holds; 0: one block per tile
     int tileRows = 0;         //!< persistent grids: output rows of a tile
+    int forcedStripRows = 0;  //!< the fused kernel's 8U strip rows forced by the filter's options (0: its rule)
 
     static Verdict decline(const char* why) { Verdict v; v.reason = why; return v; }
     static Verdict accept(const char* why, int tileOutputs = 0, size_t sharedBytes = 0, int residentBlocks = 0, int tileRows = 0)
@@ -108,6 +111,14 @@ struct BatchTaps
         const unsigned char* b = static_cast<const unsigned char*>(data);
         bytes.assign(b, b + size);
     }
+    /** A tap struct's bytes, instance 0 (a kernel that takes every radius). */
+    template <class T>
+    static BatchTaps of(const T& taps)
+    {
+        BatchTaps b;
+        b.assign(&taps, sizeof taps);
+        return b;
+    }
 };
 
 /** What a path unit may declare beyond the shared query, gathered by the list of paths
@@ -126,6 +137,9 @@ struct PathUnit
      * launchBatch(const BatchLaunch&, cudaStream_t)): the images of a batch that share its kernel
      * instance are blurred by one launch, blockIdx.z the image. */
     static constexpr bool kBatched = false;
+    /** The names its kernels launch under (launchChecked), for the tests' launch record. */
+    static constexpr const char* kKernel = "";
+    static constexpr const char* kBatchKernel = "";
     struct DeviceFacts {};
     struct Options {};
     static DeviceFacts deviceFacts(int) { return DeviceFacts(); }

@@ -35,6 +35,8 @@ CUDAIMAGE_HOST_DEVICE constexpr int roundUp(int v, int m) { return (v + m - 1) /
 CUDAIMAGE_HOST_DEVICE constexpr bool worksInDouble(int depth) { return depth == CV_16U || depth == CV_64F; }
 CUDAIMAGE_HOST_DEVICE constexpr int stripRows(int depth) { return worksInDouble(depth) ? 8 : 16; }
 CUDAIMAGE_HOST_DEVICE constexpr int workBytes(int depth) { return worksInDouble(depth) ? 8 : 4; }
+/** Bytes of one source element (a channel of a pixel). */
+CUDAIMAGE_HOST_DEVICE constexpr int elementBytes(int depth) { return depth == CV_8U ? 1 : depth == CV_16U || depth == CV_16S ? 2 : depth == CV_32F ? 4 : 8; }
 CUDAIMAGE_HOST_DEVICE constexpr int itemOutputs(int depth) { return depth == CV_8U ? 16 : 8; }
 
 /** Zero taps in front of a horizontal window so that (r + lead) * cn is a multiple of 4: every

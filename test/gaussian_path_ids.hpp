@@ -73,6 +73,21 @@ inline List::DeviceFacts factsFor(int computeCapability, bool tensorCodeRuns = t
     return f;
 }
 
+/** The query of a call of `depth` and `cn` channels with radii rx and ry, separate dst, on a device
+ * with `smem` bytes of opt-in shared memory per block and `multiprocessors` SMs (0: unknown); the
+ * other fields at their defaults (taps below one, not a batch, sm_90's tuning row). */
+inline gs::PathQuery query(int depth, int cn, int rx, int ry, size_t smem, int multiprocessors = 0)
+{
+    gs::PathQuery q;
+    q.depth = depth;
+    q.channels = cn;
+    q.rx = rx;
+    q.ry = ry;
+    q.sharedMemOptIn = smem;
+    q.multiprocessors = multiprocessors;
+    return q;
+}
+
 /** A filter's options with the tensor-core switch at `mode`. */
 inline List::Options optionsWith(gs::TensorCoreMode mode)
 {

@@ -143,4 +143,21 @@ cv::Mat referenceGaussianBlur(const cv::Mat& src, int dstDepth, const GaussianAr
     return dst;
 }
 
+cv::Mat cpuGaussianBlur(const cv::Mat& src, int dstDepth, cv::Size ksize, double sigmaX, double sigmaY, int border)
+{
+    if ((border & ~cv::BORDER_ISOLATED) == cv::BORDER_WRAP || dstDepth != src.depth())
+        return referenceGaussianBlur(src, dstDepth, GaussianArgs{ksize, sigmaX, sigmaY, border, border});
+    cv::Mat out;
+    cv::GaussianBlur(src, out, ksize, sigmaX, sigmaY, border);
+    return out;
+}
+
+void expectWithinDocumentedTolerance(const cv::Mat& want, const cv::Mat& got, const cv::Mat& src, const std::string& what)
+{
+    ASSERT_EQ(want.size(), got.size()) << what;
+    ASSERT_EQ(want.type(), got.type()) << what;
+    const double err = cv::norm(want.reshape(1), got.reshape(1), cv::NORM_INF);
+    EXPECT_LE(err, documentedTolerance(src.depth(), src)) << what << ": " << countDifferent(want, got) << " elements differ";
+}
+
 } // namespace cudaimage_test

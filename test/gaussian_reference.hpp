@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include "opencv2/core.hpp"
 
 namespace cudaimage_test {
@@ -32,6 +33,14 @@ inline double documentedTolerance(int depth, const cv::Mat& src)
     const double scale = std::max(1.0, std::max(std::abs(lo), std::abs(hi)));
     return depth == CV_8U || depth == CV_16U ? 0 : depth == CV_16S ? 1 : depth == CV_32F ? 1e-5 * scale : 1e-12 * scale;
 }
+
+/** CPU cv::GaussianBlur of `src` into dstDepth; the reference model where cv::GaussianBlur cannot
+ * express the case: BORDER_WRAP (it rejects it) or a dstDepth other than src's. */
+cv::Mat cpuGaussianBlur(const cv::Mat& src, int dstDepth, cv::Size ksize, double sigmaX, double sigmaY, int border);
+
+/** `got` has the size and type of `want` (the CPU's result for `src`) and is within the documented
+ * tolerance for src's depth of it; `what` names the case in the failure. */
+void expectWithinDocumentedTolerance(const cv::Mat& want, const cv::Mat& got, const cv::Mat& src, const std::string& what);
 
 /** The fixed-point taps (fractionBits 8 or 16) that CPU cv::GaussianBlur uses. */
 std::vector<int64_t> referenceFixedTaps(int ksize, double sigma, int fractionBits);

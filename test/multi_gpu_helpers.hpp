@@ -42,4 +42,7 @@ inline size_t bytesOf(const cv::cuda::SyncedMat& m) { return (size_t)m.storageSi
 
 }} // namespace cudaimage_test::multi_gpu
 
+// The tests that include this header name these helpers unqualified.
+namespace opencv_test { using namespace cudaimage_test::multi_gpu; }
+
 #endif

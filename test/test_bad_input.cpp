@@ -16,16 +16,7 @@
 
 namespace opencv_test { namespace {
 
-using cv::Mat;
-using cv::Rect;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-using cv::cuda::SyncedMat;
-using cv::cuda::TransferStats;
 using cv::cuda::createGaussianBlur;
-using cudaimage_test::kAnyCode;
-using cudaimage_test::noCudaStream;
 
 template <typename F>
 void expectError(F f, int code, const std::vector<std::string>& needles)

@@ -16,22 +16,8 @@
 
 namespace opencv_test { namespace {
 
-using cv::Mat;
-using cv::Ptr;
-using cv::Rect;
-using cv::Scalar;
-using cv::Size;
 using cv::cuda::BatchProcessor;
 using cv::cuda::FilterFactory;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-using cv::cuda::SyncedMat;
-using cv::cuda::TransferStats;
-using cudaimage_test::kAnyCode;
-using cudaimage_test::multi_gpu::bytesOf;
-using cudaimage_test::multi_gpu::cpuBlur;
-using cudaimage_test::multi_gpu::expectError;
-using cudaimage_test::multi_gpu::otherDevice;
 
 FilterFactory gaussianFactory(int type, double sigma)
 {

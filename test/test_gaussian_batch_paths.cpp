@@ -8,6 +8,7 @@
 // for the list and the stacked forms. The launches are seen through the library's launch record
 // (src/launch_record.hpp).
 #include "test_precomp.hpp"
+#include "gaussian_path_ids.hpp"
 #include "gaussian_reference.hpp"
 #include "../src/gaussian_paths.hpp"
 #include "../src/launch_record.hpp"
@@ -18,15 +19,9 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-namespace gs = cv::cuda::gaussian;
 typedef gs::GaussianPaths List;
 
-/** sm_90's facts with the tensor-core code running, and the switch at `mode`. */
+/** sm_90's facts with the tensor-core code running (the switch: path::optionsWith). */
 List::DeviceFacts sm90Facts()
 {
     List::DeviceFacts f;
@@ -34,14 +29,6 @@ List::DeviceFacts sm90Facts()
     std::get<List::indexOf<gs::TensorCore16UPath>()>(f).codeRuns = true;
     std::get<List::indexOf<gs::TensorCore32FPath>()>(f).codeRuns = true;
     return f;
-}
-List::Options switchAt(gs::TensorCoreMode mode)
-{
-    List::Options o;
-    std::get<List::indexOf<gs::TensorCorePath>()>(o).mode = mode;
-    std::get<List::indexOf<gs::TensorCore16UPath>()>(o).mode = mode;
-    std::get<List::indexOf<gs::TensorCore32FPath>()>(o).mode = mode;
-    return o;
 }
 
 TEST(CudaImage_GaussianBatchPaths, every_unit_batches)
@@ -63,18 +50,12 @@ TEST(CudaImage_GaussianBatchPaths, batch_image_takes_its_single_path)
                     for (int ry : {r, r / 3})
                         for (bool tapsBelowOne : {true, false})
                         {
-                            gs::PathQuery q;
-                            q.depth = depth;
-                            q.channels = cn;
-                            q.rx = r;
-                            q.ry = ry;
+                            gs::PathQuery q = path::query(depth, cn, r, ry, 227 * 1024, 132);
                             q.horizontalTapsBelowOne = q.verticalTapsBelowOne = tapsBelowOne;
-                            q.sharedMemOptIn = 227 * 1024;
-                            q.multiprocessors = 132;
                             q.computeCapability = 90;
-                            const gs::PathChoice alone = gs::choosePath(q, facts, switchAt(mode));
+                            const gs::PathChoice alone = gs::choosePath(q, facts, path::optionsWith(mode));
                             q.batch = true;
-                            const gs::PathChoice inBatch = gs::choosePath(q, facts, switchAt(mode));
+                            const gs::PathChoice inBatch = gs::choosePath(q, facts, path::optionsWith(mode));
                             ASSERT_EQ(alone.index, inBatch.index) << "depth " << depth << ", " << cn << " channels, radius " << r
                                                                   << "/" << ry << ": alone " << alone.name << ", in a batch " << inBatch.name;
                             EXPECT_EQ(alone.sharedBytes, inBatch.sharedBytes);
@@ -149,8 +130,8 @@ std::vector<UnitCase> unitCases()
                 last = r;
         cases.push_back({"tensor-core", CV_MAKETYPE(CV_8U, cn), gs::tensorCoreTuning(90).minRadius(cn), last, "gaussianTensor8U"});
     }
-    cases.push_back({"tensor-core-16u", CV_16UC1, gs::tensorCore16UTuning(90).minRadius, gs::TensorCore16UTile::kMaxR, "gaussianTensor16U"});
-    cases.push_back({"tensor-core-32f", CV_32FC1, gs::tensorCore32FTuning(90).minRadius, gs::TensorCore32FTile::kMaxR, "gaussianTensor32F"});
+    cases.push_back({"tensor-core-16u", CV_16UC1, gs::tensorCore16UTuning(90).minRadius(), gs::TensorCore16UTile::kMaxR, "gaussianTensor16U"});
+    cases.push_back({"tensor-core-32f", CV_32FC1, gs::tensorCore32FTuning(90).minRadius(), gs::TensorCore32FTile::kMaxR, "gaussianTensor32F"});
     return cases;
 }
 

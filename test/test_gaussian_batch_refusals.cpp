@@ -17,12 +17,6 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-
 // The kernel of image i of a call, as the batch API resolves it: sigmaY = sigmaX unless given.
 struct ImageKernel
 {
@@ -45,16 +39,8 @@ ImageKernel kernelOf(size_t i, const std::vector<double>& sx, const std::vector<
 // (test/gaussian_reference.hpp), which reads a region's neighbours as the GPU does.
 void expectMatchesCpu(const Mat& src, const Mat& got, const ImageKernel& k, int border, const std::string& what)
 {
-    GaussianArgs a;
-    a.ksize = k.ksize;
-    a.sigmaX = k.sigmaX;
-    a.sigmaY = k.sigmaY;
-    a.rowBorder = a.columnBorder = border;
-    const Mat want = referenceGaussianBlur(src, src.depth(), a);
-    ASSERT_EQ(want.size(), got.size()) << what;
-    ASSERT_EQ(want.type(), got.type()) << what;
-    const double err = cv::norm(want.reshape(1), got.reshape(1), cv::NORM_INF);
-    EXPECT_LE(err, documentedTolerance(src.depth(), src)) << what << ": " << countDifferent(want, got) << " elements differ";
+    const GaussianArgs a{k.ksize, k.sigmaX, k.sigmaY, border, border};
+    expectWithinDocumentedTolerance(referenceGaussianBlur(src, src.depth(), a), got, src, what);
 }
 
 // A batch of n images of `size` as one stacked matrix (host copy and device copy).
@@ -336,12 +322,7 @@ TEST_P(CudaImage_GaussianBatch_CaptureModes, captured_after_a_warm_up_replays_on
     ASSERT_EQ(cudaSuccess, cudaStreamEndCapture(raw, &graph)) << "the batch invalidated the capture";
     cudaGraphExec_t exec = nullptr;
     ASSERT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
-    for (int round = 0; round < 2; round++)
-    {
-        const Mat input = randomMat(src.size(), src.type(), rng);
-        src.upload(input, s);
-        ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, raw));
-        const Mat got = toHost(dst, s);
+    replayOnNewData(exec, s, src, dst, rng, 2, [&](const Mat& input, const Mat& got, int round) {
         for (int i = 0; i < n; i++)
         {
             const cv::Rect rows(0, i * image.height, image.width, image.height);
@@ -350,7 +331,7 @@ TEST_P(CudaImage_GaussianBatch_CaptureModes, captured_after_a_warm_up_replays_on
             expectMatchesCpu(stacked ? input(rows).clone() : input(rows), got(rows), k, cv::BORDER_REPLICATE,
                              cv::format("round %d image %d", round, i));
         }
-    }
+    });
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
 }

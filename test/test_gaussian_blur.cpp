@@ -8,11 +8,6 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-
 const int kDepths[] = {CV_8U, CV_16U, CV_16S, CV_32F, CV_64F};
 const int kBorders[] = {cv::BORDER_REPLICATE, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT, cv::BORDER_WRAP, cv::BORDER_CONSTANT};
 
@@ -76,14 +71,7 @@ Mat gpuBlur(const GpuMat& src, int dstType, const Kernel& k, int rowBorder, int 
 
 // What CPU cv::GaussianBlur gives; it rejects BORDER_WRAP, so for WRAP the reference model
 // (checked against the CPU through copyMakeBorder(WRAP) in CudaImage_GaussianReference) stands in.
-Mat cpuGaussian(const Mat& src, const Kernel& k, int border)
-{
-    Mat out;
-    if ((border & ~cv::BORDER_ISOLATED) == cv::BORDER_WRAP)
-        return referenceGaussianBlur(src, src.depth(), GaussianArgs{k.ksize, k.sx, k.sy, border, border});
-    cv::GaussianBlur(src, out, k.ksize, k.sx, k.sy, border);
-    return out;
-}
+Mat cpuGaussian(const Mat& src, const Kernel& k, int border) { return cpuGaussianBlur(src, src.depth(), k.ksize, k.sx, k.sy, border); }
 
 // CPU bit-exact result for a sub-matrix whose neighbours are real: blur (ISOLATED) the region grown
 // by the kernel radius, extrapolated relative to the parent, and keep its centre.
@@ -315,12 +303,7 @@ TEST_P(CudaImage_GaussianBlur_PathBoundaries, matches_cpu)
     ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, cv::cuda::getDevice()));
     for (int r : path::boundaryRadii(depth, cn))
     {
-        cv::cuda::gaussian::PathQuery q;
-        q.depth = depth;
-        q.channels = cn;
-        q.rx = q.ry = r;
-        q.sharedMemOptIn = static_cast<size_t>(smem);
-        const cv::cuda::gaussian::PathChoice c = cv::cuda::gaussian::choosePath(q);
+        const gs::PathChoice c = gs::choosePath(path::query(depth, cn, r, r, static_cast<size_t>(smem)));
         SCOPED_TRACE(cv::format("%s radius %d: %s (%s)", cv::typeToString(type).c_str(), r,
                                 c.name, c.reason));
         const Kernel k{Size(2 * r + 1, 2 * r + 1), 0, 0};

@@ -9,17 +9,6 @@
 
 namespace opencv_test { namespace {
 
-using cv::Mat;
-using cv::Ptr;
-using cv::Scalar;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-using cudaimage_test::toHost;
-using cudaimage_test::multi_gpu::cpuBlur;
-using cudaimage_test::multi_gpu::expectError;
-using cudaimage_test::multi_gpu::otherDevice;
-
 //////////////////////////////////////////////////////////////////////////////////////////////
 // Two GPUs
 

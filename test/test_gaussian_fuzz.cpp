@@ -43,16 +43,21 @@
 namespace opencv_test { namespace {
 
 using namespace cudaimage_test::fuzz;
-using cv::Mat;
 
-TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
+// The cases a run takes and when it stops: CUDAIMAGE_FUZZ_SEED, _CASES, _FIRST, _MAX_FAILURES.
+struct FuzzRun
 {
-    CUDAIMAGE_REQUIRE_GPU();
     const uint64_t seed = envU64("CUDAIMAGE_FUZZ_SEED", kDefaultSeed);
     const int cases = (int)envU64("CUDAIMAGE_FUZZ_CASES", 200);
     const int first = (int)envU64("CUDAIMAGE_FUZZ_FIRST", 0);
     const int maxFailures = (int)envU64("CUDAIMAGE_FUZZ_MAX_FAILURES", 5);
-    std::cout << "[ FUZZ     ] seed " << seed << ", cases " << first << ".." << first + cases - 1
+};
+
+TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    const FuzzRun run;
+    std::cout << "[ FUZZ     ] seed " << run.seed << ", cases " << run.first << ".." << run.first + run.cases - 1
               << " (CUDAIMAGE_FUZZ_SEED / CUDAIMAGE_FUZZ_CASES / CUDAIMAGE_FUZZ_FIRST)" << std::endl;
     int smem = 0;
     ASSERT_EQ(cudaSuccess, cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, cv::cuda::getDevice()));
@@ -60,12 +65,12 @@ TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
     int failed = 0, modelChecks = 0, ran = 0;
     double pixels = 0;
     std::map<std::string, int> oracles, paths;
-    for (int i = first; i < first + cases && failed < maxFailures; i++)
+    for (int i = run.first; i < run.first + run.cases && failed < run.maxFailures; i++)
     {
-        const FuzzCase c = drawCase(seed, i);
+        const FuzzCase c = drawCase(run.seed, i);
         const cv::cuda::gaussian::PathChoice path = pathOf(c, static_cast<size_t>(smem));
         paths[cv::format("%s, %d channel(s)", path.name, c.cn)]++;
-        cv::RNG dataRng = dataRngOf(seed, i);
+        cv::RNG dataRng = dataRngOf(run.seed, i);
         std::string failures, how;
         try
         {
@@ -91,7 +96,7 @@ TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
         std::cout << "[ FUZZ     ]   oracle " << kv.first << ": " << kv.second << " cases" << std::endl;
     for (const auto& kv : paths)
         std::cout << "[ FUZZ     ]   path " << kv.first << ": " << kv.second << " cases" << std::endl;
-    if (failed >= maxFailures)
+    if (failed >= run.maxFailures)
         std::cout << "[ FUZZ     ] stopped after " << failed << " failing cases" << std::endl;
 }
 
@@ -107,10 +112,7 @@ TEST(CudaImage_GaussianFuzz, random_cases_match_cpu)
 TEST(CudaImage_GaussianFuzz, batches_match_single_filters)
 {
     CUDAIMAGE_REQUIRE_GPU();
-    const uint64_t seed = envU64("CUDAIMAGE_FUZZ_SEED", kDefaultSeed);
-    const int cases = (int)envU64("CUDAIMAGE_FUZZ_CASES", 200);
-    const int first = (int)envU64("CUDAIMAGE_FUZZ_FIRST", 0);
-    const int maxFailures = (int)envU64("CUDAIMAGE_FUZZ_MAX_FAILURES", 5);
+    const FuzzRun run;
     constexpr size_t kBatch = 24;
     struct Pending { FuzzCase c; cv::cuda::GpuMat parent, src; };
     std::map<std::tuple<int, int, int, int>, std::vector<Pending>> open;   // (srcType, dstType, borders)
@@ -163,7 +165,7 @@ TEST(CudaImage_GaussianFuzz, batches_match_single_filters)
             const int differ = tensor32F ? countBeyond(a, b, 2 * toleranceFor(c, maxAbsOf(cudaimage_test::toHost(group[k].parent, stream))))
                                          : cudaimage_test::countDifferent(a, b);
             images++;
-            if (differ != 0 && failed < maxFailures)
+            if (differ != 0 && failed < run.maxFailures)
             {
                 failed++;
                 ADD_FAILURE() << describe(c) << "\n  in a batch of " << group.size() << " (image " << k << "): " << differ
@@ -173,10 +175,10 @@ TEST(CudaImage_GaussianFuzz, batches_match_single_filters)
         batches++;
         group.clear();
     };
-    for (int i = first; i < first + cases && failed < maxFailures; i++)
+    for (int i = run.first; i < run.first + run.cases && failed < run.maxFailures; i++)
     {
-        const FuzzCase c = drawCase(seed, i);
-        cv::RNG dataRng = dataRngOf(seed, i);
+        const FuzzCase c = drawCase(run.seed, i);
+        cv::RNG dataRng = dataRngOf(run.seed, i);
         Pending p;
         p.c = c;
         p.parent.upload(makeData(c, dataRng));

@@ -20,14 +20,6 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-namespace gs = cv::cuda::gaussian;
-namespace path = cudaimage_test::path;
-
 // Without a GPU, and without a device that lacks memory pools: the decision the scratch memory
 // takes. The pool serves every call (captured or not: under capture its allocation is a graph
 // memory node); without one, cudaMalloc serves calls that are not captured and a captured call is
@@ -154,9 +146,9 @@ int radiusFor(const GraphCase& c, const DeviceNumbers& d)
     {
     case Radius::TensorCoreLowest: return gs::tensorCoreTuning(d.computeCapability).minRadius(cn);
     case Radius::TensorCoreHighest: return gs::TensorCorePath::Tile::kMaxR;
-    case Radius::TensorCore16ULowest: return gs::tensorCore16UTuning(d.computeCapability).minRadius;
+    case Radius::TensorCore16ULowest: return gs::tensorCore16UTuning(d.computeCapability).minRadius();
     case Radius::TensorCore16UHighest: return gs::TensorCore16UPath::Tile::kMaxR;
-    case Radius::TensorCore32FLowest: return gs::tensorCore32FTuning(d.computeCapability).minRadius;
+    case Radius::TensorCore32FLowest: return gs::tensorCore32FTuning(d.computeCapability).minRadius();
     case Radius::TensorCore32FHighest: return gs::TensorCore32FPath::Tile::kMaxR;
     case Radius::FusedLowest: return gs::FusedPath::Tile::kMinR;
     case Radius::FusedHighest: return gs::FusedPath::Tile::kMaxR;

@@ -12,10 +12,7 @@
 
 namespace opencv_test { namespace {
 
-using cv::Mat;
-using cv::Size;
 using cv::cuda::gaussianKernelSize;
-using cudaimage_test::kAnyCode;
 
 const int kDepths[] = {CV_8U, CV_16U, CV_16S, CV_32F, CV_64F};
 

@@ -13,11 +13,6 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-
 struct Shape { Size ksize; double sx, sy; const char* why; };
 std::ostream& operator<<(std::ostream& os, const Shape& s)
 { return os << "ksize=" << s.ksize << " sigma=(" << s.sx << "," << s.sy << ") " << s.why; }
@@ -115,15 +110,6 @@ Mat plantedImage(Size size, int type, cv::RNG& rng)
                                          << "; first at (element " << first.x << ", row " << first.y << ")";
 }
 
-Mat cpuBlur(const Mat& src, const Shape& s, int border)
-{
-    if (border == cv::BORDER_WRAP)   // CPU cv::GaussianBlur rejects WRAP: the reference model stands in
-        return referenceGaussianBlur(src, src.depth(), GaussianArgs{s.ksize, s.sx, s.sy, border, border});
-    Mat out;
-    cv::GaussianBlur(src, out, s.ksize, s.sx, s.sy, border);
-    return out;
-}
-
 typedef ::testing::TestWithParam<std::tuple<int, int, int>> CudaImage_GaussianNonFinite;
 
 TEST_P(CudaImage_GaussianNonFinite, masks_match_cpu)
@@ -143,17 +129,11 @@ TEST_P(CudaImage_GaussianNonFinite, masks_match_cpu)
     {
         const Size ks(s.ksize.width > 0 ? s.ksize.width : cv::cuda::gaussianKernelSize(s.sx, depth),
                       s.ksize.height > 0 ? s.ksize.height : cv::cuda::gaussianKernelSize(s.sy > 0 ? s.sy : s.sx, depth));
-        cv::cuda::gaussian::PathQuery q;
-        q.depth = depth;
-        q.channels = cn;
-        q.rx = ks.width / 2;
-        q.ry = ks.height / 2;
-        q.sharedMemOptIn = static_cast<size_t>(smem);
-        const cv::cuda::gaussian::PathChoice c = cv::cuda::gaussian::choosePath(q);
+        const gs::PathChoice c = gs::choosePath(path::query(depth, cn, ks.width / 2, ks.height / 2, static_cast<size_t>(smem)));
         paths.insert(c.index);
         SCOPED_TRACE(cv::format("%s border %d, ksize %dx%d (%s): path %s (%s)", cv::typeToString(type).c_str(), border,
                                 ks.width, ks.height, s.why, c.name, c.reason));
-        const Mat cpu = cpuBlur(src, s, border);
+        const Mat cpu = cpuGaussianBlur(src, depth, s.ksize, s.sx, s.sy, border);   // WRAP: the reference model
         cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(type, -1, s.ksize, s.sx, s.sy, border);
         GpuMat d;
         f->apply(g, d);

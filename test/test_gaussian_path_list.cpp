@@ -7,9 +7,6 @@
 
 namespace opencv_test { namespace {
 
-namespace gs = cv::cuda::gaussian;
-namespace path = cudaimage_test::path;
-
 /** A test-only path, first in its list: 16U, one channel, radius 2..5, where its device says it runs. */
 struct DummyPath : gs::PathUnit
 {

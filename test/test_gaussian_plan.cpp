@@ -10,7 +10,6 @@
 
 namespace opencv_test { namespace {
 
-namespace path = cudaimage_test::path;
 using cv::cuda::gaussian::PathChoice;
 using cv::cuda::gaussian::PathQuery;
 using cv::cuda::gaussian::choosePath;
@@ -33,16 +32,7 @@ using cv::cuda::gaussian::tile::itemOutputs;
 using cv::cuda::gaussian::tile::sharedBytes;
 using cv::cuda::gaussian::tile::tileOutputs;
 
-PathQuery query(int depth, int cn, int rx, int ry, size_t smem = kSm90)
-{
-    PathQuery q;
-    q.depth = depth;
-    q.channels = cn;
-    q.rx = rx;
-    q.ry = ry;
-    q.sharedMemOptIn = smem;
-    return q;
-}
+PathQuery query(int depth, int cn, int rx, int ry, size_t smem = kSm90) { return path::query(depth, cn, rx, ry, smem); }
 
 PathChoice choose(int depth, int cn, int r, size_t smem = kSm90) { return choosePath(query(depth, cn, r, r, smem)); }
 
@@ -300,7 +290,7 @@ TEST(CudaImage_GaussianPlan, the_list_asks_the_paths_in_order_and_records_each_d
 TEST(CudaImage_GaussianPlan, thresholds_come_from_the_tuning_row_of_the_architecture)
 {
     namespace gs = cv::cuda::gaussian;
-    for (const gs::TensorCoreTuning& row : gs::kTensorCoreTuning)
+    for (const gs::tuning::RadiusThreshold& row : gs::kTensorCoreTuning)
         EXPECT_EQ(row.computeCapability, gs::tensorCoreTuning(row.computeCapability).computeCapability);
     for (int cc : {0, 75, 87, 100, 120})
         EXPECT_EQ(0, gs::tensorCoreTuning(cc).computeCapability) << "sm_" << cc << " takes the default row";
@@ -312,7 +302,7 @@ TEST(CudaImage_GaussianPlan, thresholds_come_from_the_tuning_row_of_the_architec
     };
     // Every row's own threshold, at r - 1 and r.
     std::vector<int> rows = {0};
-    for (const gs::TensorCoreTuning& row : gs::kTensorCoreTuning)
+    for (const gs::tuning::RadiusThreshold& row : gs::kTensorCoreTuning)
         rows.push_back(row.computeCapability);
     for (int cc : rows)
         for (int cn = 1; cn <= 4; cn++)
@@ -324,7 +314,7 @@ TEST(CudaImage_GaussianPlan, thresholds_come_from_the_tuning_row_of_the_architec
         }
     // A row with other thresholds moves the choice: the rule reads the device's row, not constants.
     path::List::DeviceFacts custom = path::factsFor(90);
-    std::get<path::TensorCore>(custom).tuning = gs::TensorCoreTuning{0, "test", false, 3, 12, "test"};
+    std::get<path::TensorCore>(custom).tuning = gs::tuning::RadiusThreshold{0, "test", false, 3, 12, "test"};
     EXPECT_EQ(path::Fused, choosePath(tensorQuery(2, 1), custom).index);
     EXPECT_EQ(path::TensorCore, choosePath(tensorQuery(3, 1), custom).index);
     EXPECT_EQ(path::FusedLarge, choosePath(tensorQuery(11, 4), custom).index);

@@ -6,23 +6,10 @@
 // GPU tests: they skip, saying why, without a CUDA device.
 #include "test_precomp.hpp"
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <cuda_runtime_api.h>
 
 namespace opencv_test { namespace {
-
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-
-int envCount(const char* name, int dflt)
-{
-    const char* v = std::getenv(name);
-    return v && *v ? std::atoi(v) : dflt;
-}
 
 size_t freeDeviceBytes()
 {
@@ -77,7 +64,7 @@ struct InPlaceCase
 TEST(CudaImage_GaussianBlur_Scratch_DeviceWide, device_memory_flat_over_10000_streams)
 {
     CUDAIMAGE_REQUIRE_GPU();
-    const int streams = envCount("CUDAIMAGE_SCRATCH_STREAMS", 10000);
+    const int streams = envInt("CUDAIMAGE_SCRATCH_STREAMS", 10000);
     const InPlaceCase c;
     cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(c.type, -1, Size(0, 0), c.sigma);
 

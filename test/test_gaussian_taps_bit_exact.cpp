@@ -14,8 +14,6 @@
 
 namespace opencv_test { namespace {
 
-namespace gs = cv::cuda::gaussian;
-
 bool sameBits(const double* a, const double* b, size_t n) { return std::memcmp(a, b, n * sizeof(double)) == 0; }
 
 TEST(CudaImage_GaussianTaps, hardware_arithmetic_is_in_use_on_this_machine)

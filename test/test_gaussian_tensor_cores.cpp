@@ -11,91 +11,67 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-namespace gs = cv::cuda::gaussian;
-namespace path = cudaimage_test::path;
 typedef gs::TensorCoreTile Tile;
 
 // The path's taps for a filter.
 gs::TensorTaps8U tensorTaps(int depth, int channels, const gs::Taps1D& x, const gs::Taps1D& y)
 {
-    gs::FilterTaps f;
-    f.depth = depth;
-    f.channels = channels;
-    f.x = x;
-    f.y = y;
-    return gs::TensorCorePath::prepare(f);
+    return unitTaps<gs::TensorCorePath>(depth, channels, x, y);
 }
 
 // 2r+1 fixed-point taps, all bytes (their sum does not matter to the packing).
-gs::Taps1D byteTaps(int r, uint32_t centre = 200)
-{
-    gs::Taps1D t;
-    for (int m = 0; m <= 2 * r; m++)
-        t.fixed.push_back(m == r ? centre : 1 + static_cast<uint32_t>(m % 97));
-    t.real.assign(t.fixed.size(), 0.0);
-    return t;
-}
+gs::Taps1D byteTaps(int r, uint32_t centre = 200) { return fixedTaps(r, centre, 1, 97); }
 
 TEST(CudaImage_GaussianTensorCores, taps_are_centred_and_the_chunks_cover_the_windows)
 {
     TensorCoresSwitch on("1");
-    for (int cn = 1; cn <= 4; cn++)
-        for (int R = Tile::kMinR; R <= Tile::kMaxR; R++)
-            for (int rx : {R, R / 2})   // square and wider-than-tall kernels, and the other way round
+    for (int cn = 1; cn <= 4 && !HasFatalFailure(); cn++)
+    {
+        SCOPED_TRACE(cv::format("%d channels", cn));
+        forEachTapShape(Tile::kMinR, Tile::kMaxR, [](int r) { return byteTaps(r); },
+                        [cn](int R, int rX, int rY, const gs::Taps1D& tx, const gs::Taps1D& ty) {
+            const gs::TensorTaps8U t = tensorTaps(CV_8U, cn, tx, ty);
+            ASSERT_TRUE(t.valid);
+            EXPECT_EQ(R, t.r);
+            EXPECT_EQ(cn, t.channels);
+            // the planes are channel-planar: one channel's window whatever cn
+            EXPECT_EQ(0, (t.r + t.lead) % 4);   // 4-byte window loads
+            EXPECT_LT(t.lead, 4);
+            EXPECT_TRUE(t.lead == 0 || (t.r + t.lead - 1) % 4 != 0);   // the smallest such lead
+            EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
+            const int window = 16 + t.nh - 1;   // pixels 16 outputs read
+            EXPECT_GE(32 * t.hChunks, window);
+            EXPECT_LT(32 * (t.hChunks - 1), window);
+            EXPECT_GE(32 * t.vChunks, 16 + 2 * R);   // the source rows of a 16-row half
+            EXPECT_LT(32 * (t.vChunks - 1), 16 + 2 * R);
+            EXPECT_GE(Tile::sourceRows(R), Tile::kRows + 2 * R);   // ... and of the 32-row strip
+            EXPECT_LE(Tile::sharedBytes(R, cn), Tile::maxSharedBytes(cn));
+            // The halo (pixels) holds the window's lead and radius on the left and the
+            // radius on the right, and starts every tile on a 32-byte sector: halo and
+            // outputs whole sectors; outputs whole 16-pixel tasks, at least one.
+            const int halo = Tile::halo(R, cn), outputs = Tile::outputs(R, cn);
+            EXPECT_GE(halo, R + t.lead);
+            EXPECT_EQ(0, halo * cn % 32);
+            EXPECT_LT(halo - Tile::haloAlign(cn), R + 4);   // the least such halo
+            EXPECT_EQ((Tile::pixels(cn) - 2 * halo) * cn, outputs);
+            EXPECT_EQ(0, outputs % 32);
+            EXPECT_EQ(0, outputs % (16 * cn));
+            EXPECT_GE(outputs, 16 * cn);
+            EXPECT_LE(outputs, Tile::outStride(cn));
+            EXPECT_EQ(Tile::cols(cn), Tile::pixels(cn) * cn);
+            EXPECT_EQ(0, Tile::cols(cn) % 32);   // whole warp groups of the vertical pass
+            for (int k = 0; k < static_cast<int>(sizeof(t.h)); k++)
             {
-                const gs::Taps1D x = byteTaps(rx), y = byteTaps(R);
-                for (bool swap : {false, true})
-                {
-                    const gs::Taps1D& tx = swap ? y : x;
-                    const gs::Taps1D& ty = swap ? x : y;
-                    const int rX = static_cast<int>(tx.fixed.size()) / 2, rY = static_cast<int>(ty.fixed.size()) / 2;
-                    SCOPED_TRACE(cv::format("%d channels, rx %d, ry %d", cn, rX, rY));
-                    const gs::TensorTaps8U t = tensorTaps(CV_8U, cn, tx, ty);
-                    ASSERT_TRUE(t.valid);
-                    EXPECT_EQ(R, t.r);
-                    EXPECT_EQ(cn, t.channels);
-                    // the planes are channel-planar: one channel's window whatever cn
-                    EXPECT_EQ(0, (t.r + t.lead) % 4);   // 4-byte window loads
-                    EXPECT_LT(t.lead, 4);
-                    EXPECT_TRUE(t.lead == 0 || (t.r + t.lead - 1) % 4 != 0);   // the smallest such lead
-                    EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
-                    const int window = 16 + t.nh - 1;   // pixels 16 outputs read
-                    EXPECT_GE(32 * t.hChunks, window);
-                    EXPECT_LT(32 * (t.hChunks - 1), window);
-                    EXPECT_GE(32 * t.vChunks, 16 + 2 * R);   // the source rows of a 16-row half
-                    EXPECT_LT(32 * (t.vChunks - 1), 16 + 2 * R);
-                    EXPECT_GE(Tile::sourceRows(R), Tile::kRows + 2 * R);   // ... and of the 32-row strip
-                    EXPECT_LE(Tile::sharedBytes(R, cn), Tile::maxSharedBytes(cn));
-                    // The halo (pixels) holds the window's lead and radius on the left and the
-                    // radius on the right, and starts every tile on a 32-byte sector: halo and
-                    // outputs whole sectors; outputs whole 16-pixel tasks, at least one.
-                    const int halo = Tile::halo(R, cn), outputs = Tile::outputs(R, cn);
-                    EXPECT_GE(halo, R + t.lead);
-                    EXPECT_EQ(0, halo * cn % 32);
-                    EXPECT_LT(halo - Tile::haloAlign(cn), R + 4);   // the least such halo
-                    EXPECT_EQ((Tile::pixels(cn) - 2 * halo) * cn, outputs);
-                    EXPECT_EQ(0, outputs % 32);
-                    EXPECT_EQ(0, outputs % (16 * cn));
-                    EXPECT_GE(outputs, 16 * cn);
-                    EXPECT_LE(outputs, Tile::outStride(cn));
-                    EXPECT_EQ(Tile::cols(cn), Tile::pixels(cn) * cn);
-                    EXPECT_EQ(0, Tile::cols(cn) % 32);   // whole warp groups of the vertical pass
-                    for (int k = 0; k < static_cast<int>(sizeof(t.h)); k++)
-                    {
-                        const int m = k - t.lead - (R - rX);
-                        EXPECT_EQ(m >= 0 && m <= 2 * rX ? tx.fixed[m] : 0u, t.h[k]) << "h[" << k << "]";
-                    }
-                    for (int k = 0; k < static_cast<int>(sizeof(t.v)); k++)
-                    {
-                        const int m = k - (R - rY);
-                        EXPECT_EQ(m >= 0 && m <= 2 * rY ? ty.fixed[m] : 0u, t.v[k]) << "v[" << k << "]";
-                    }
-                }
+                const int m = k - t.lead - (R - rX);
+                EXPECT_EQ(m >= 0 && m <= 2 * rX ? tx.fixed[m] : 0u, t.h[k]) << "h[" << k << "]";
             }
+            for (int k = 0; k < static_cast<int>(sizeof(t.v)); k++)
+            {
+                const int m = k - (R - rY);
+                EXPECT_EQ(m >= 0 && m <= 2 * rY ? ty.fixed[m] : 0u, t.v[k]) << "v[" << k << "]";
+            }
+        });
+    }
     // By hand: radius 128 (lead 0, 257 taps): ceil((16 + 256) / 32) = 9 horizontal chunks, whatever
     // the channel count, ceil((16 + 256) / 32) = 9 vertical ones per half; radius 90 (lead 2, 183
     // taps): ceil((16 + 182) / 32) = 7. A half's 16 + 2r rows take one chunk up to radius 8, two up
@@ -168,17 +144,12 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
 TEST(CudaImage_GaussianTensorCores, path_choice)
 {
     auto query = [](int r, int cn, bool taps, size_t smem) {
-        gs::PathQuery q;
-        q.depth = CV_8U;
-        q.channels = cn;
-        q.rx = q.ry = r;
+        gs::PathQuery q = path::query(CV_8U, cn, r, r, smem, 132);
         q.horizontalTapsBelowOne = taps;   // false: a horizontal tap of 256 (the CUDA-core kernels still run)
-        q.sharedMemOptIn = smem;
-        q.multiprocessors = 132;
         return q;
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
-    const gs::TensorCoreTuning& sm90Row = gs::tensorCoreTuning(90);
+    const gs::tuning::RadiusThreshold& sm90Row = gs::tensorCoreTuning(90);
     // By hand: one channel 2 x 32 x 1056 + 64 + 32 x 1040 = 100,928 fixed bytes, 2 and 4 channels
     // 2 x 32 x 2080 + 64 + 32 x 2064 = 199,232, 3 channels 2 x 32 x 1568 + 64 + 32 x 1424 =
     // 145,984; plus 512 per Toeplitz matrix (radius 128: 9 + 9). An sm_80 (163 KiB) holds the one-

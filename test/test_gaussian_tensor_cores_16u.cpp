@@ -12,79 +12,54 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-namespace gs = cv::cuda::gaussian;
-namespace path = cudaimage_test::path;
 typedef gs::TensorCore16UTile Tile16;
 
 // The path's taps for a filter.
 gs::TensorTaps16U tensorTaps16(int depth, int channels, const gs::Taps1D& x, const gs::Taps1D& y)
 {
-    gs::FilterTaps f;
-    f.depth = depth;
-    f.channels = channels;
-    f.x = x;
-    f.y = y;
-    return gs::TensorCore16UPath::prepare(f);
+    return unitTaps<gs::TensorCore16UPath>(depth, channels, x, y);
 }
 
 // 2r+1 taps of 16 fraction bits, below 2^16 (their sum does not matter to the split).
-gs::Taps1D wordTaps(int r, uint32_t centre = 40000)
-{
-    gs::Taps1D t;
-    for (int m = 0; m <= 2 * r; m++)
-        t.fixed.push_back(m == r ? centre : 1 + static_cast<uint32_t>((m * 7919) % 65535));
-    t.real.assign(t.fixed.size(), 0.0);
-    return t;
-}
+gs::Taps1D wordTaps(int r, uint32_t centre = 40000) { return fixedTaps(r, centre, 7919, 65535); }
 
 TEST(CudaImage_GaussianTensorCores16U, taps_split_into_bytes_and_the_tile_holds_every_radius)
 {
-    for (int R = Tile16::kMinR; R <= Tile16::kMaxR; R++)
-        for (int rx : {R, R / 2})
-            for (bool swap : {false, true})
-            {
-                const gs::Taps1D a = wordTaps(rx), b = wordTaps(R);
-                const gs::Taps1D& tx = swap ? b : a;
-                const gs::Taps1D& ty = swap ? a : b;
-                const int rX = static_cast<int>(tx.fixed.size()) / 2, rY = static_cast<int>(ty.fixed.size()) / 2;
-                SCOPED_TRACE(cv::format("rx %d, ry %d", rX, rY));
-                const gs::TensorTaps16U t = tensorTaps16(CV_16U, 1, tx, ty);
-                ASSERT_TRUE(t.valid);
-                EXPECT_EQ(R, t.r);
-                EXPECT_EQ(0, (t.r + t.lead) % 4);   // 16-byte window loads of four sums
-                EXPECT_LT(t.lead, 4);
-                EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
-                EXPECT_GE(32 * t.hChunks, 16 + t.nh - 1);
-                EXPECT_LT(32 * (t.hChunks - 1), 16 + t.nh - 1);
-                EXPECT_GE(32 * t.vChunks, 16 + 2 * R);
-                EXPECT_LT(32 * (t.vChunks - 1), 16 + 2 * R);
-                for (int k = 0; k < 2 * Tile16::kMaxR + 4; k++)
-                {
-                    const int m = k - t.lead - (R - rX);
-                    EXPECT_EQ(m >= 0 && m <= 2 * rX ? tx.fixed[m] : 0u, 256u * t.hHi[k] + t.hLo[k]) << "h[" << k << "]";
-                }
-                for (int k = 0; k < 2 * Tile16::kMaxR + 1; k++)
-                {
-                    const int m = k - (R - rY);
-                    EXPECT_EQ(m >= 0 && m <= 2 * rY ? ty.fixed[m] : 0u, 256u * t.vHi[k] + t.vLo[k]) << "v[" << k << "]";
-                }
-                // The halo holds the lead and radius on the left and the radius on the right (the
-                // windows' reads run at most 26 pixels past the tile, inside the sums' row), on
-                // 32-byte sectors; the outputs are whole 16-pixel tasks.
-                const int halo = Tile16::halo(R), outputs = Tile16::outputs(R);
-                EXPECT_GE(halo, R + t.lead);
-                EXPECT_EQ(0, halo * 2 % 32);
-                EXPECT_LT(halo - 16, R + 4);
-                EXPECT_EQ(Tile16::kCols - 2 * halo, outputs);
-                EXPECT_EQ(0, outputs % 16);
-                EXPECT_GE(outputs, 16);
-                EXPECT_LE(2 * outputs, Tile16::kOutStride);
-                EXPECT_LE(halo - (R + t.lead) + outputs + 32 * t.hChunks - 16 + 15, Tile16::kSumStride);
-            }
+    forEachTapShape(Tile16::kMinR, Tile16::kMaxR, [](int r) { return wordTaps(r); },
+                    [](int R, int rX, int rY, const gs::Taps1D& tx, const gs::Taps1D& ty) {
+        const gs::TensorTaps16U t = tensorTaps16(CV_16U, 1, tx, ty);
+        ASSERT_TRUE(t.valid);
+        EXPECT_EQ(R, t.r);
+        EXPECT_EQ(0, (t.r + t.lead) % 4);   // 16-byte window loads of four sums
+        EXPECT_LT(t.lead, 4);
+        EXPECT_EQ(t.lead + 2 * R + 1, t.nh);
+        EXPECT_GE(32 * t.hChunks, 16 + t.nh - 1);
+        EXPECT_LT(32 * (t.hChunks - 1), 16 + t.nh - 1);
+        EXPECT_GE(32 * t.vChunks, 16 + 2 * R);
+        EXPECT_LT(32 * (t.vChunks - 1), 16 + 2 * R);
+        for (int k = 0; k < 2 * Tile16::kMaxR + 4; k++)
+        {
+            const int m = k - t.lead - (R - rX);
+            EXPECT_EQ(m >= 0 && m <= 2 * rX ? tx.fixed[m] : 0u, 256u * t.hHi[k] + t.hLo[k]) << "h[" << k << "]";
+        }
+        for (int k = 0; k < 2 * Tile16::kMaxR + 1; k++)
+        {
+            const int m = k - (R - rY);
+            EXPECT_EQ(m >= 0 && m <= 2 * rY ? ty.fixed[m] : 0u, 256u * t.vHi[k] + t.vLo[k]) << "v[" << k << "]";
+        }
+        // The halo holds the lead and radius on the left and the radius on the right (the
+        // windows' reads run at most 26 pixels past the tile, inside the sums' row), on
+        // 32-byte sectors; the outputs are whole 16-pixel tasks.
+        const int halo = Tile16::halo(R), outputs = Tile16::outputs(R);
+        EXPECT_GE(halo, R + t.lead);
+        EXPECT_EQ(0, halo * 2 % 32);
+        EXPECT_LT(halo - 16, R + 4);
+        EXPECT_EQ(Tile16::kCols - 2 * halo, outputs);
+        EXPECT_EQ(0, outputs % 16);
+        EXPECT_GE(outputs, 16);
+        EXPECT_LE(2 * outputs, Tile16::kOutStride);
+        EXPECT_LE(halo - (R + t.lead) + outputs + 32 * t.hChunks - 16 + 15, Tile16::kSumStride);
+    });
     // By hand: radius 90 (lead 2): 7 + 7 chunks, halo 96, 832 outputs; radius 128: 9 + 9 chunks, halo
     // 144, 736 outputs; shared memory 32 x 1072 x 4 + 64 + 32 x 2064 = 203,328 bytes and 1,024 per
     // chunk (high and low bytes): 221,760 at radius 128 (sm_90 holds it, an A100's 163 KiB does not).
@@ -106,13 +81,8 @@ TEST(CudaImage_GaussianTensorCores16U, taps_split_into_bytes_and_the_tile_holds_
 TEST(CudaImage_GaussianTensorCores16U, path_choice)
 {
     auto query = [](int r, int cn, bool taps, size_t smem) {
-        gs::PathQuery q;
-        q.depth = CV_16U;
-        q.channels = cn;
-        q.rx = q.ry = r;
+        gs::PathQuery q = path::query(CV_16U, cn, r, r, smem, 132);
         q.verticalTapsBelowOne = taps;
-        q.sharedMemOptIn = smem;
-        q.multiprocessors = 132;
         return q;
     };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024;
@@ -121,7 +91,7 @@ TEST(CudaImage_GaussianTensorCores16U, path_choice)
         {
             SCOPED_TRACE(cv::format("radius %d%s", r, anyRadius ? ", switch at all" : ""));
             const gs::GaussianPaths::Options opts = path::optionsWith(anyRadius ? gs::TensorCoreMode::All : gs::TensorCoreMode::Auto);
-            const bool tensor = r >= (anyRadius ? Tile16::kMinR : gs::tensorCore16UTuning(90).minRadius) && r <= Tile16::kMaxR;
+            const bool tensor = r >= (anyRadius ? Tile16::kMinR : gs::tensorCore16UTuning(90).minRadius()) && r <= Tile16::kMaxR;
             const gs::PathChoice c = gs::choosePath(query(r, 1, true, sm90), path::factsFor(90), opts);
             EXPECT_EQ(tensor ? path::TensorCore16U : path::cudaCorePath(CV_16U, 1, r, sm90), c.index) << c.reason;
             if (tensor)

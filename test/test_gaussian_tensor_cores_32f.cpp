@@ -14,22 +14,11 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-namespace gs = cv::cuda::gaussian;
-namespace path = cudaimage_test::path;
 typedef gs::TensorCore32FTile Tile32;
 
 gs::TensorTaps32F tensorTaps32(int depth, int channels, const gs::Taps1D& x, const gs::Taps1D& y)
 {
-    gs::FilterTaps f;
-    f.depth = depth;
-    f.channels = channels;
-    f.x = x;
-    f.y = y;
-    return gs::TensorCore32FPath::prepare(f);
+    return unitTaps<gs::TensorCore32FPath>(depth, channels, x, y);
 }
 
 // 2r+1 distinct real taps (their sum does not matter to the placement).
@@ -43,51 +32,43 @@ gs::Taps1D realTaps(int r)
 
 TEST(CudaImage_GaussianTensorCores32F, taps_are_centred_and_the_tile_holds_every_radius)
 {
-    for (int R = Tile32::kMinR; R <= Tile32::kMaxR; R++)
-        for (int rx : {R, R / 2})
-            for (bool swap : {false, true})
-            {
-                const gs::Taps1D a = realTaps(rx), b = realTaps(R);
-                const gs::Taps1D& tx = swap ? b : a;
-                const gs::Taps1D& ty = swap ? a : b;
-                const int rX = static_cast<int>(tx.real.size()) / 2, rY = static_cast<int>(ty.real.size()) / 2;
-                SCOPED_TRACE(cv::format("rx %d, ry %d", rX, rY));
-                const gs::TensorTaps32F t = tensorTaps32(CV_32F, 1, tx, ty);
-                ASSERT_TRUE(t.valid);
-                EXPECT_EQ(R, t.r);
-                EXPECT_EQ(rX, t.rx);
-                EXPECT_EQ(rY, t.ry);
-                for (int k = 0; k <= 2 * Tile32::kMaxR; k++)
-                {
-                    const int mx = k - (R - rX), my = k - (R - rY);
-                    EXPECT_EQ(mx >= 0 && mx <= 2 * rX ? static_cast<float>(tx.real[mx]) : 0.f, t.h[k]) << "h[" << k << "]";
-                    EXPECT_EQ(my >= 0 && my <= 2 * rY ? static_cast<float>(ty.real[my]) : 0.f, t.v[k]) << "v[" << k << "]";
-                }
-                // K chunks: the fewest 8-row blocks over a 16-row half's window, 8-pixel ones over
-                // an 8-output block's; a strip's source rows hold both halves' windows.
-                const int vc = Tile32::vChunks(R), hc = Tile32::hChunks(R);
-                EXPECT_GE(8 * vc, 16 + 2 * R);
-                EXPECT_LT(8 * (vc - 1), 16 + 2 * R);
-                EXPECT_GE(8 * hc, 8 + 2 * R);
-                EXPECT_LT(8 * (hc - 1), 8 + 2 * R);
-                EXPECT_GE(Tile32::sourceRows(R), 32 + 2 * R);
-                // The halo: the radius and the chunk reads past the window, on 16-pixel steps; the
-                // outputs whole 32-output tasks; the last task's last chunk (c = hc - 1, block 3)
-                // inside the tile's sums.
-                const int halo = Tile32::halo(R), outputs = Tile32::outputs(R);
-                EXPECT_GE(halo, R + 7);
-                EXPECT_LT(halo - 16, R + 7);
-                EXPECT_EQ(0, halo % 16);
-                EXPECT_EQ(Tile32::kCols - 2 * halo, outputs);
-                EXPECT_EQ(0, outputs % 32);
-                EXPECT_GE(outputs, 32);
-                EXPECT_LE((halo - R) + (outputs - 32) + 8 * (hc - 1 + 3) + 7, Tile32::kCols - 1);
-                // The tap arrays hold every entry a lane reads: vertical entries -3 .. vc + 1 and
-                // horizontal 0 .. hc - 1, each 8q + (-7 .. 7) around kTapBase.
-                EXPECT_GE(Tile32::kTapBase + 8 * -3 - 7, 0);
-                EXPECT_LT(Tile32::kTapBase + 8 * (vc + 1) + 7, Tile32::kTapSlots);
-                EXPECT_LT(Tile32::kTapBase + 8 * (hc - 1) + 7, Tile32::kTapSlots);
-            }
+    forEachTapShape(Tile32::kMinR, Tile32::kMaxR, realTaps, [](int R, int rX, int rY, const gs::Taps1D& tx, const gs::Taps1D& ty) {
+        const gs::TensorTaps32F t = tensorTaps32(CV_32F, 1, tx, ty);
+        ASSERT_TRUE(t.valid);
+        EXPECT_EQ(R, t.r);
+        EXPECT_EQ(rX, t.rx);
+        EXPECT_EQ(rY, t.ry);
+        for (int k = 0; k <= 2 * Tile32::kMaxR; k++)
+        {
+            const int mx = k - (R - rX), my = k - (R - rY);
+            EXPECT_EQ(mx >= 0 && mx <= 2 * rX ? static_cast<float>(tx.real[mx]) : 0.f, t.h[k]) << "h[" << k << "]";
+            EXPECT_EQ(my >= 0 && my <= 2 * rY ? static_cast<float>(ty.real[my]) : 0.f, t.v[k]) << "v[" << k << "]";
+        }
+        // K chunks: the fewest 8-row blocks over a 16-row half's window, 8-pixel ones over
+        // an 8-output block's; a strip's source rows hold both halves' windows.
+        const int vc = Tile32::vChunks(R), hc = Tile32::hChunks(R);
+        EXPECT_GE(8 * vc, 16 + 2 * R);
+        EXPECT_LT(8 * (vc - 1), 16 + 2 * R);
+        EXPECT_GE(8 * hc, 8 + 2 * R);
+        EXPECT_LT(8 * (hc - 1), 8 + 2 * R);
+        EXPECT_GE(Tile32::sourceRows(R), 32 + 2 * R);
+        // The halo: the radius and the chunk reads past the window, on 16-pixel steps; the
+        // outputs whole 32-output tasks; the last task's last chunk (c = hc - 1, block 3)
+        // inside the tile's sums.
+        const int halo = Tile32::halo(R), outputs = Tile32::outputs(R);
+        EXPECT_GE(halo, R + 7);
+        EXPECT_LT(halo - 16, R + 7);
+        EXPECT_EQ(0, halo % 16);
+        EXPECT_EQ(Tile32::kCols - 2 * halo, outputs);
+        EXPECT_EQ(0, outputs % 32);
+        EXPECT_GE(outputs, 32);
+        EXPECT_LE((halo - R) + (outputs - 32) + 8 * (hc - 1 + 3) + 7, Tile32::kCols - 1);
+        // The tap arrays hold every entry a lane reads: vertical entries -3 .. vc + 1 and
+        // horizontal 0 .. hc - 1, each 8q + (-7 .. 7) around kTapBase.
+        EXPECT_GE(Tile32::kTapBase + 8 * -3 - 7, 0);
+        EXPECT_LT(Tile32::kTapBase + 8 * (vc + 1) + 7, Tile32::kTapSlots);
+        EXPECT_LT(Tile32::kTapBase + 8 * (hc - 1) + 7, Tile32::kTapSlots);
+    });
     // By hand: sigma 30 (32F kernels reach 4 sigma: radius 120): halo 128, 512 outputs, 32 + 31
     // chunks; shared memory 32 x 772 x 4 + 6 x 320 x 4 = 106,496 bytes at every radius: two blocks
     // fit an sm_90 SM (228 KiB, 1 KiB reserved per block), one an A100's (164 KiB).
@@ -110,15 +91,7 @@ TEST(CudaImage_GaussianTensorCores32F, taps_are_centred_and_the_tile_holds_every
 // `all`: radius 1) to 128, on a device that holds the tile (sm_90 and sm_80) and runs the code.
 TEST(CudaImage_GaussianTensorCores32F, path_choice)
 {
-    auto query = [](int r, int cn, size_t smem) {
-        gs::PathQuery q;
-        q.depth = CV_32F;
-        q.channels = cn;
-        q.rx = q.ry = r;
-        q.sharedMemOptIn = smem;
-        q.multiprocessors = 132;
-        return q;
-    };
+    auto query = [](int r, int cn, size_t smem) { return path::query(CV_32F, cn, r, r, smem, 132); };
     const size_t sm90 = 227 * 1024, sm80 = 163 * 1024, sm86 = 99 * 1024;
     for (int r = 1; r <= Tile32::kMaxR + 2; r++)
         for (bool anyRadius : {false, true})
@@ -128,7 +101,7 @@ TEST(CudaImage_GaussianTensorCores32F, path_choice)
             for (int cc : {90, 80})
             {
                 const size_t smem = cc == 90 ? sm90 : sm80;
-                const bool tensor = r >= (anyRadius ? Tile32::kMinR : gs::tensorCore32FTuning(cc).minRadius) && r <= Tile32::kMaxR;
+                const bool tensor = r >= (anyRadius ? Tile32::kMinR : gs::tensorCore32FTuning(cc).minRadius()) && r <= Tile32::kMaxR;
                 const gs::PathChoice c = gs::choosePath(query(r, 1, smem), path::factsFor(cc), opts);
                 EXPECT_EQ(tensor ? path::TensorCore32F : path::cudaCorePath(CV_32F, 1, r, smem), c.index) << c.reason;
                 if (tensor)

@@ -17,12 +17,6 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Size;
-using cv::cuda::GpuMat;
-namespace gs = cv::cuda::gaussian;
-namespace path = cudaimage_test::path;
 typedef gs::TensorCorePath::Tile Tile8U;
 typedef gs::TensorCore16UPath::Tile Tile16U;
 typedef gs::TensorCore32FPath::Tile Tile32F;

@@ -6,9 +6,6 @@
 
 namespace opencv_test { namespace {
 
-using cv::Mat;
-using cv::Rect;
-using cv::Size;
 using cv::cuda::detail::bandCount;
 using cv::cuda::detail::copyBands;
 using cv::cuda::detail::kMinBandBytes;

@@ -26,10 +26,6 @@
 #include "opencv2/core/cuda_stream_accessor.hpp"
 #include "opencv2/cudaimage.hpp"
 
-#ifdef CUDAIMAGE_STANDALONE_TESTS
-namespace opencv_test { using namespace cv; }
-#endif
-
 namespace cudaimage_test {
 
 // Why there is no usable GPU ("" when there is one); computed once.
@@ -42,6 +38,9 @@ cv::Mat randomMat(cv::Size size, int type, cv::RNG& rng);
 int countDifferent(const cv::Mat& a, const cv::Mat& b);
 inline bool matsEqual(const cv::Mat& a, const cv::Mat& b) { return countDifferent(a, b) == 0; }
 
+// The integer in environment variable `name`, or dflt where it is unset or empty.
+int envInt(const char* name, int dflt);
+
 // g downloaded on s, after s has finished.
 cv::Mat toHost(const cv::cuda::GpuMat& g, cv::cuda::Stream& s);
 
@@ -49,6 +48,21 @@ cv::Mat toHost(const cv::cuda::GpuMat& g, cv::cuda::Stream& s);
 // is Stream::Null(), which the *caller* evaluates and which asks the driver for the current device:
 // without a driver that throws GpuApiCallError before our checks run. wrapStream(0) makes no CUDA call.
 cv::cuda::Stream& noCudaStream();
+
+// Launches the CUDA graph `exec` on s `rounds` times, each on new random data (from rng) uploaded
+// first into src, the buffer the graph reads: check(input, what dst then holds, round).
+template <typename Check>
+void replayOnNewData(cudaGraphExec_t exec, cv::cuda::Stream& s, cv::cuda::GpuMat& src, const cv::cuda::GpuMat& dst,
+                     cv::RNG& rng, int rounds, Check check)
+{
+    for (int round = 0; round < rounds; round++)
+    {
+        const cv::Mat input = randomMat(src.size(), src.type(), rng);
+        src.upload(input, s);
+        ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, cv::cuda::StreamAccessor::getStream(s)));
+        check(input, toHost(dst, s), round);
+    }
+}
 
 const int kAnyCode = INT_MIN;
 
@@ -80,6 +94,30 @@ void expectError(F f, int code, const std::vector<std::string>& needles, const c
 }
 
 } // namespace cudaimage_test
+
+// The library's internals (src/), which some tests include: declared here so that `gs` names them.
+namespace cv { namespace cuda { namespace gaussian {} } }
+
+// The names the tests share, declared once, for the tests' namespace only (the helpers' own code in
+// namespace cudaimage_test does not see them): cv's (OpenCV's ts declares `using namespace cv` there
+// itself), the CUDA and module types, the helpers above and in test/*.hpp (cudaimage_test), and
+// `gs` for the library's internals.
+namespace opencv_test {
+#ifdef CUDAIMAGE_STANDALONE_TESTS
+using namespace cv;
+#endif
+using cv::Mat;
+using cv::Ptr;
+using cv::Rect;
+using cv::Scalar;
+using cv::Size;
+using cv::cuda::GpuMat;
+using cv::cuda::Stream;
+using cv::cuda::SyncedMat;
+using cv::cuda::TransferStats;
+using namespace cudaimage_test;
+namespace gs = cv::cuda::gaussian;
+} // namespace opencv_test
 
 // First statement of every test that needs a CUDA device: skips with the reason otherwise.
 #define CUDAIMAGE_REQUIRE_GPU()                                                            \

@@ -10,7 +10,6 @@
 #include "test_precomp.hpp"
 
 #include <atomic>
-#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -20,22 +19,6 @@
 #include <vector>
 
 namespace opencv_test { namespace {
-
-using cv::Mat;
-using cv::Rect;
-using cv::Scalar;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-using cv::cuda::SyncedMat;
-using cudaimage_test::countDifferent;
-using cudaimage_test::toHost;
-
-int envInt(const char* name, int dflt)
-{
-    const char* v = std::getenv(name);
-    return v && *v ? std::atoi(v) : dflt;
-}
 
 size_t freeDeviceMemory()
 {

@@ -20,16 +20,6 @@
 
 namespace opencv_test { namespace {
 
-using namespace cudaimage_test;
-using cv::Mat;
-using cv::Rect;
-using cv::Scalar;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-using cv::cuda::SyncedMat;
-using cv::cuda::TransferStats;
-
 // --- helpers ------------------------------------------------------------------------------------
 
 // f must throw cv::Exception whose message contains `needle`; prints "[ SYNCEDMAT ] test | code | message".

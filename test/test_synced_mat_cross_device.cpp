@@ -12,20 +12,6 @@
 
 namespace opencv_test { namespace {
 
-using cv::Mat;
-using cv::Rect;
-using cv::Scalar;
-using cv::Size;
-using cv::cuda::GpuMat;
-using cv::cuda::Stream;
-using cv::cuda::SyncedMat;
-using cv::cuda::TransferStats;
-using cudaimage_test::noCudaStream;
-using cudaimage_test::toHost;
-using cudaimage_test::multi_gpu::bytesOf;
-using cudaimage_test::multi_gpu::expectError;
-using cudaimage_test::multi_gpu::otherDevice;
-
 // Device-only data on `dev`: DEVICE_VALID, filled with `value`.
 SyncedMat deviceOnly(Size sz, int type, Scalar value, int dev)
 {

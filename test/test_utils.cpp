@@ -1,5 +1,7 @@
 #include "test_precomp.hpp"
 
+#include <cstdlib>
+
 namespace cudaimage_test {
 
 const std::string& gpuUnavailableReason()
@@ -37,6 +39,12 @@ int countDifferent(const cv::Mat& a, const cv::Mat& b)
     cv::Mat ne;
     cv::compare(a.reshape(1), b.reshape(1), ne, cv::CMP_NE);
     return cv::countNonZero(ne);
+}
+
+int envInt(const char* name, int dflt)
+{
+    const char* v = std::getenv(name);
+    return v && *v ? std::atoi(v) : dflt;
 }
 
 cv::Mat toHost(const cv::cuda::GpuMat& g, cv::cuda::Stream& s)

@@ -38,6 +38,9 @@ struct FixedPointPolicy
 {
     typedef SrcT Src;
     static constexpr int kFractionBits = Bits;
+    /** Integer pixels: no NaN or Inf, so a kernel may multiply zero padding taps into its sums. */
+    static constexpr bool kRealSource = false;
+    static constexpr int kElementBytes = tile::elementBytes(Depth);   //!< the width of a source element
     // two-pass
     typedef uint32_t Tap;
     typedef uint32_t RowAcc;
@@ -79,6 +82,10 @@ struct RealPolicy
 {
     typedef SrcT Src;
     static constexpr int kFractionBits = 0;
+    /** Real pixels: NaN and Inf reach exactly the CPU's outputs only if no padding tap (0 x NaN is
+     * NaN) meets them, so kernels with padded taps skip those taps for these depths. */
+    static constexpr bool kRealSource = true;
+    static constexpr int kElementBytes = tile::elementBytes(Depth);   //!< the width of a source element
     typedef WorkT Tap;
     typedef WorkT RowAcc;
     typedef WorkT Scratch;
@@ -112,13 +119,13 @@ template <int Depth>
 constexpr bool agreesWithHost()
 {
     typedef DepthPolicy<Depth> P;
-    return P::kFractionBits == fixedPointBits(Depth) &&
+    return P::kFractionBits == fixedPointBits(Depth) && sizeof(typename P::Src) == static_cast<size_t>(P::kElementBytes) &&
            sizeof(typename P::Work) == static_cast<size_t>(tile::workBytes(Depth)) &&
            (sizeof(typename P::Src) == 1 ? 16 : 8) == tile::itemOutputs(Depth);
 }
 static_assert(agreesWithHost<CV_8U>() && agreesWithHost<CV_16U>() && agreesWithHost<CV_16S>() &&
               agreesWithHost<CV_32F>() && agreesWithHost<CV_64F>(),
-              "fraction bits, working type and item size per depth as gaussian_taps.hpp and gaussian_tile.hpp state them");
+              "fraction bits, element and working types and item size per depth as gaussian_taps.hpp and gaussian_tile.hpp state them");
 
 /** f(std::integral_constant<int, Depth>()) for a run-time depth: the one depth switch of every path. */
 template <class F>

@@ -106,16 +106,19 @@ __device__ __noinline__ Four<W> load4Edge(const Src* row, EdgeColumns cols)
 
 // Four elements E..E+3 of a row by vector loads (the caller knows they lie inside the row and are
 // aligned: BlurCall::srcAligned4), converted to the working type.
-template <class Src, class W>
-__device__ __forceinline__ void load4Vec(const Src* row, int E, W (&x)[4])
+template <int Depth, class W>
+__device__ __forceinline__ void load4Vec(const typename DepthPolicy<Depth>::Src* row, int E, W (&x)[4])
 {
-    if (sizeof(Src) == 8)
+    typedef typename DepthPolicy<Depth>::Src Src;
+    constexpr int kBytes = DepthPolicy<Depth>::kElementBytes;
+    static_assert(kBytes >= 2, "8U loads words of 4 bytes (dp4a_column_sums.cuh)");
+    if constexpr (kBytes == 8)
     {
         const double2 a = __ldg(reinterpret_cast<const double2*>(row + E));
         const double2 b = __ldg(reinterpret_cast<const double2*>(row + E) + 1);
         x[0] = W(a.x); x[1] = W(a.y); x[2] = W(b.x); x[3] = W(b.y);
     }
-    else if (sizeof(Src) == 4)
+    else if constexpr (kBytes == 4)
     {
         const float4 a = __ldg(reinterpret_cast<const float4*>(row + E));
         x[0] = W(a.x); x[1] = W(a.y); x[2] = W(a.z); x[3] = W(a.w);
@@ -131,9 +134,10 @@ __device__ __forceinline__ void load4Vec(const Src* row, int E, W (&x)[4])
     }
 }
 
-template <class Src, class W>
+template <int Depth, class W>
 __device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool vec, const EdgeColumns& cols, W (&x)[4])
 {
+    typedef typename DepthPolicy<Depth>::Src Src;
     const Src* row = reinterpret_cast<const Src*>(rowBytes);
     if (!row)
     {
@@ -144,7 +148,7 @@ __device__ __forceinline__ void load4(const unsigned char* rowBytes, int E, bool
     }
     if (vec)
     {
-        load4Vec<Src>(row, E, x);
+        load4Vec<Depth>(row, E, x);
         return;
     }
     const Four<W> f = load4Edge<Src, W>(row, cols);
@@ -282,9 +286,9 @@ __device__ __forceinline__ void storeItem(const BlurCall& p, int y, int e0, cons
     Src* out = reinterpret_cast<Src*>(rowBytes) + e0;
     if (full && p.dstAligned16)
     {
-        static_assert((N * sizeof(Src)) % 16 == 0, "items are whole 16-byte vectors");
+        static_assert((N * P::kElementBytes) % 16 == 0, "items are whole 16-byte vectors");
 #pragma unroll
-        for (int i = 0; i < N; i += 16 / sizeof(Src))
+        for (int i = 0; i < N; i += 16 / P::kElementBytes)
         {
             uint4 q;
             memcpy(&q, &v[i], 16);
@@ -366,6 +370,21 @@ void forChannels(int channels, F&& f)
     case 4: f(std::integral_constant<int, 4>()); break;
     default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", channels));
     }
+}
+
+// f(std::integral_constant<int, R>()) for a run-time radius kMin <= r <= kMax: the host's dispatch to
+// kernels instantiated per radius.
+template <int kMin, class F, int... I>
+void forRadiusIn(int r, F& f, std::integer_sequence<int, I...>)
+{
+    (void)((r == kMin + I ? (f(std::integral_constant<int, kMin + I>()), true) : false) || ...);
+}
+template <int kMin, int kMax, class F>
+void forRadius(int r, F&& f)
+{
+    if (r < kMin || r > kMax)
+        CV_Error(Error::StsOutOfRange, cv::format("gaussian: radius %d outside the kernel instances %d..%d", r, kMin, kMax));
+    forRadiusIn<kMin>(r, f, std::make_integer_sequence<int, kMax - kMin + 1>());
 }
 
 // The float or the double half of a pair of tap sets, by a depth's working type W.

@@ -171,7 +171,7 @@ struct Kernels
     void (*list)(ImageList);
     int threads;
     size_t maxSharedBytes;
-    std::atomic<uint64_t>* optedIn;   //!< [0]: one, [1]: list
+    mutable std::atomic<uint64_t> optedIn[2] = {};   //!< per device: [0] one, [1] list
 
     /** One image: as many blocks as the device holds at once (choice.residentBlocks), or one per
      * tile where there are fewer. */

@@ -80,7 +80,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
     typedef typename D::Work W;
     typedef Geometry<Depth, Cn, R, Rows> G;
     constexpr int kRows = G::kRows;
-    static_assert(!Padded || std::is_floating_point<Src>::value, "integer sources multiply the padding (see the header)");
+    static_assert(!Padded || D::kRealSource, "integer sources multiply the padding (see the header)");
     extern __shared__ __align__(16) unsigned char smemBytes[];
     W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
 
@@ -148,7 +148,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                         }
                 };
                 // 64F keeps the one loop: loads ahead of its double sums spill at the 128-register cap.
-                if (sizeof(Src) < 8 && vec && rowsInside)
+                if (D::kElementBytes < 8 && vec && rowsInside)
                 {
                     // Straight-line vector loads (no edge call between them), so that the compiler
                     // issues them ahead of the arithmetic, as the 8U branch does explicitly.
@@ -157,7 +157,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                     for (int j = 0; j < kRows + 2 * R; j++)
                     {
                         A x[4];
-                        load4Vec<Src>(reinterpret_cast<const Src*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
+                        load4Vec<Depth>(reinterpret_cast<const Src*>(base + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
                         accumulate(j, x);
                     }
                 }
@@ -167,7 +167,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                     for (int j = 0; j < kRows + 2 * R; j++)
                     {
                         A x[4];
-                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
+                        load4<Depth>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
                         accumulate(j, x);
                     }
                 }
@@ -261,19 +261,20 @@ void launchInstanceRows(const BlurCall& p, const typename TapsFor<typename Depth
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
-    launchChecked("fusedTile", fusedTile<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, p, taps);
+    launchChecked(FusedPath::kKernel, fusedTile<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, p, taps);
 }
 
 // 8U takes 8-row strips where 16-row ones leave the GPU short of blocks (FusedTile::stripRows).
 template <int Depth, int Cn, int R, bool Padded>
 void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps,
-                    int multiprocessors, cudaStream_t stream)
+                    const PathChoice& choice, cudaStream_t stream)
 {
+    const int multiprocessors = choice.multiprocessors, forcedRows = choice.forcedStripRows;
     if constexpr (Depth == CV_8U)
     {
         const long long across = (static_cast<long long>(p.width) * Cn + Geometry<Depth, Cn, R>::kTile - 1) / Geometry<Depth, Cn, R>::kTile;
         if (FusedTile::stripRows(Depth, across * ((p.height + FusedTile::kRows8U - 1) / FusedTile::kRows8U), multiprocessors,
-                                 fusedRowsOverride()) == FusedTile::kShortRows)
+                                 forcedRows) == FusedTile::kShortRows)
             return launchInstanceRows<Depth, Cn, R, Padded, FusedTile::kShortRows>(p, taps, stream);
     }
     launchInstanceRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(p, taps, stream);
@@ -289,7 +290,7 @@ void launchBatchRows(const BatchLaunch& b, cudaStream_t stream)
     for (int first = 0; first < b.count; first += kMaxGridZ)
     {
         const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        launchChecked("fusedTileBatch", fusedTileBatch<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, b.items + first);
+        launchChecked(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, b.items + first);
     }
 }
 
@@ -299,39 +300,24 @@ void launchBatchInstance(const BatchLaunch& b, cudaStream_t stream)
     if constexpr (Depth == CV_8U)
     {
         const long long blocks16 = static_cast<long long>(b.blocksAcross) * ((b.maxHeight + FusedTile::kRows8U - 1) / FusedTile::kRows8U) * b.count;
-        if (FusedTile::batchStripRows(Depth, blocks16, b.maxHeight, b.multiprocessors, fusedRowsOverride()) == FusedTile::kShortRows)
+        if (FusedTile::batchStripRows(Depth, blocks16, b.maxHeight, b.multiprocessors, b.forcedStripRows) == FusedTile::kShortRows)
             return launchBatchRows<Depth, Cn, R, Padded, FusedTile::kShortRows>(b, stream);
     }
     launchBatchRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(b, stream);
 }
 
 // A rectangular kernel on a float source takes the instance that skips its padding taps.
-template <int Depth, int Cn, int R>
-void launch(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, int multiprocessors,
-            cudaStream_t stream)
-{
-    if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
-        if (taps.rx != R || taps.ry != R)
-            return launchInstance<Depth, Cn, R, true>(p, taps, multiprocessors, stream);
-    launchInstance<Depth, Cn, R, false>(p, taps, multiprocessors, stream);
-}
-
 template <int Depth, int Cn>
-void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, int multiprocessors,
+void launchR(const BlurCall& p, const typename TapsFor<typename DepthPolicy<Depth>::Work>::type& taps, const PathChoice& choice,
              cudaStream_t stream)
 {
-    switch (taps.r)
-    {
-    case 1: launch<Depth, Cn, 1>(p, taps, multiprocessors, stream); break;
-    case 2: launch<Depth, Cn, 2>(p, taps, multiprocessors, stream); break;
-    case 3: launch<Depth, Cn, 3>(p, taps, multiprocessors, stream); break;
-    case 4: launch<Depth, Cn, 4>(p, taps, multiprocessors, stream); break;
-    case 5: launch<Depth, Cn, 5>(p, taps, multiprocessors, stream); break;
-    case 6: launch<Depth, Cn, 6>(p, taps, multiprocessors, stream); break;
-    case 7: launch<Depth, Cn, 7>(p, taps, multiprocessors, stream); break;
-    case 8: launch<Depth, Cn, 8>(p, taps, multiprocessors, stream); break;
-    default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= radius <= %d, got %d", FusedTapsF::kMaxR, taps.r));
-    }
+    forRadius<1, FusedTapsF::kMaxR>(taps.r, [&](auto radius) {
+        constexpr int R = decltype(radius)::value;
+        if constexpr (DepthPolicy<Depth>::kRealSource)
+            if (taps.rx != R || taps.ry != R)
+                return launchInstance<Depth, Cn, R, true>(p, taps, choice, stream);
+        launchInstance<Depth, Cn, R, false>(p, taps, choice, stream);
+    });
 }
 
 // The batch's instance: 0 for 8U and 16U (every radius), else 2 r + padded (BatchTaps).
@@ -342,27 +328,14 @@ void launchBatchR(const BatchLaunch& b, cudaStream_t stream)
         launchBatchInstance<Depth, Cn, 0, false>(b, stream);
     else
     {
-        const int r = b.instance >> 1;
         const bool padded = (b.instance & 1) != 0;
-        auto go = [&](auto radius) {
+        forRadius<1, FusedTapsF::kMaxR>(b.instance >> 1, [&](auto radius) {
             constexpr int R = decltype(radius)::value;
-            if constexpr (std::is_floating_point<typename DepthPolicy<Depth>::Src>::value)
+            if constexpr (DepthPolicy<Depth>::kRealSource)
                 if (padded)
                     return launchBatchInstance<Depth, Cn, R, true>(b, stream);
             launchBatchInstance<Depth, Cn, R, false>(b, stream);
-        };
-        switch (r)
-        {
-        case 1: go(std::integral_constant<int, 1>()); break;
-        case 2: go(std::integral_constant<int, 2>()); break;
-        case 3: go(std::integral_constant<int, 3>()); break;
-        case 4: go(std::integral_constant<int, 4>()); break;
-        case 5: go(std::integral_constant<int, 5>()); break;
-        case 6: go(std::integral_constant<int, 6>()); break;
-        case 7: go(std::integral_constant<int, 7>()); break;
-        case 8: go(std::integral_constant<int, 8>()); break;
-        default: CV_Error(Error::StsOutOfRange, cv::format("gaussian: fused path needs 1 <= radius <= %d, got %d", FusedTapsF::kMaxR, r));
-        }
+        });
     }
 }
 
@@ -405,7 +378,7 @@ void FusedPath::launch(const BlurCall& p, const FusedTaps& taps, const PathChoic
     forDepth(p.depth, [&](auto depth) {
         constexpr int Depth = decltype(depth)::value;
         const auto& t = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(taps.f, taps.d);
-        forChannels(p.channels, [&](auto cn) { launchR<Depth, decltype(cn)::value>(p, t, choice.multiprocessors, stream); });
+        forChannels(p.channels, [&](auto cn) { launchR<Depth, decltype(cn)::value>(p, t, choice, stream); });
     });
 }
 
@@ -415,7 +388,7 @@ BatchTaps FusedPath::batchTaps(const Taps& t, int depth)
     forDepth(depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
         const auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
-        const bool padded = std::is_floating_point<typename DepthPolicy<Depth>::Src>::value && (w.rx != w.r || w.ry != w.r);
+        const bool padded = DepthPolicy<Depth>::kRealSource && (w.rx != w.r || w.ry != w.r);
         b.instance = radiusPerBlock(Depth) ? 0 : 2 * w.r + (padded ? 1 : 0);   // launchBatchR
         b.assign(&w, sizeof(w));
     });

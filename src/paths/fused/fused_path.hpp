@@ -4,13 +4,7 @@
 #ifndef CUDAIMAGE_PATHS_FUSED_PATH_HPP
 #define CUDAIMAGE_PATHS_FUSED_PATH_HPP
 
-#include <algorithm>
-#include <cstdint>
-#include <cstdlib>
-#include <cuda_runtime_api.h>
-#include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
-#include "../../gaussian_tile.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -59,16 +53,14 @@ struct FusedTile
     }
 };
 
-/** OPENCV_CUDAIMAGE_FUSED_ROWS, read once per process: 8 or 16 force the 8U strips of the fused
- * kernels (for comparisons; results are the same); unset or anything else: FusedTile::stripRows. */
+/** OPENCV_CUDAIMAGE_FUSED_ROWS, read at filter creation into its options: 8 or 16 force the 8U
+ * strips of the fused kernels (for comparisons; results are the same); unset or anything else:
+ * FusedTile::stripRows. */
 inline int fusedRowsOverride()
 {
-    static const int rows = [] {
-        const char* v = std::getenv("OPENCV_CUDAIMAGE_FUSED_ROWS");
-        const int n = v ? std::atoi(v) : 0;
-        return n == FusedTile::kShortRows || n == FusedTile::kRows8U ? n : 0;
-    }();
-    return rows;
+    const char* v = std::getenv("OPENCV_CUDAIMAGE_FUSED_ROWS");
+    const int n = v ? std::atoi(v) : 0;
+    return n == FusedTile::kShortRows || n == FusedTile::kRows8U ? n : 0;
 }
 static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 static_assert(FusedTile::kRows8U == tile::stripRows(CV_8U) && FusedTile::kShortRows % 4 == 0,
@@ -106,12 +98,26 @@ struct FusedTaps
 struct FusedPath : PathUnit
 {
     static constexpr const char* kName = "fused";
+    static constexpr const char* kKernel = "fusedTile";   //!< its (first) kernel, as launches name it
+    static constexpr const char* kBatchKernel = "fusedTileBatch";
     typedef FusedTile Tile;
     typedef FusedTaps Taps;
 
+    /** The 8U strip rows, read at filter creation (fusedRowsOverride()); 0: FusedTile::stripRows. */
+    struct Options
+    {
+        int stripRows = 0;
+    };
+    static Options options() { return Options{fusedRowsOverride()}; }
+
     /** Radius kMinR..kMaxR (acceptCudaCoreTile); the tile takes 33,024 bytes of shared memory, below
      * the 48 KiB every GPU gives without opt-in, and always has room for an item. */
-    static Verdict accepts(const PathQuery& q, const DeviceFacts&, const Options&) { return acceptCudaCoreTile<Tile>(q); }
+    static Verdict accepts(const PathQuery& q, const DeviceFacts&, const Options& o)
+    {
+        Verdict v = acceptCudaCoreTile<Tile>(q);
+        v.forcedStripRows = o.stripRows;
+        return v;
+    }
 
     /** The taps for the filter's radius (r = 0 when no radius of the path fits). */
     static Taps prepare(const FilterTaps& f);

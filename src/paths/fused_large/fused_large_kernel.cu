@@ -92,7 +92,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
     typedef LargeGeometry<Depth, Cn> G;
     constexpr int kRows = G::kRows;
     constexpr int kLoadBatch = G::kLoadBatch;
-    constexpr bool kSkipPadding = std::is_floating_point<Src>::value;   // NaN and Inf: see the header
+    constexpr bool kSkipPadding = D::kRealSource;   // NaN and Inf: see the header
     extern __shared__ __align__(16) unsigned char smemBytes[];
     W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
 
@@ -178,7 +178,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
                 const W* tv = taps.v + FusedLargeTapsT<W>::kRows;   // tv[k] = tap k of the padded 2R+1
                 const Src* row0 = reinterpret_cast<const Src*>(base);
                 auto fastRow = [&](int j, W (&x)[4]) {
-                    load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
+                    load4Vec<Depth>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j) * static_cast<ptrdiff_t>(p.srcStep)), E, x);
                 };
                 auto add = [&](int v, int j, const W (&x)[4]) {
                     const W t = tv[j - v];
@@ -233,7 +233,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
                     for (int j = lo; j < lo + n + kRows - 1; j++)
                     {
                         W x[4];
-                        load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
+                        load4<Depth>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
     #pragma unroll
                         for (int v = 0; v < kRows; v++)
                             if (static_cast<unsigned>(j - lo - v) < static_cast<unsigned>(n))
@@ -261,7 +261,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
                         A x[kLoadBatch][4];
     #pragma unroll
                         for (int i = 0; i < kLoadBatch; i++)
-                            load4Vec<Src>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j + i) * static_cast<ptrdiff_t>(p.srcStep)), E, x[i]);
+                            load4Vec<Depth>(reinterpret_cast<const Src*>(reinterpret_cast<const unsigned char*>(row0) + static_cast<ptrdiff_t>(j + i) * static_cast<ptrdiff_t>(p.srcStep)), E, x[i]);
     #pragma unroll
                         for (int i = 0; i < kLoadBatch; i++)
     #pragma unroll
@@ -277,7 +277,7 @@ __device__ __forceinline__ void fusedLargeTileBody(const BlurCall& p, const Larg
                 for (; j < rows; j++)
                 {
                     A x[4];
-                    load4<Src>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
+                    load4<Depth>(rowAt(p, firstRow, rowsInside, j), E, vec, cols, x);
     #pragma unroll
                     for (int v = 0; v < kRows; v++)
                     {
@@ -413,7 +413,7 @@ void launchLargeBatch(const BatchLaunch& b, cudaStream_t stream)
     for (int first = 0; first < b.count; first += kMaxGridZ)
     {
         const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        launchChecked("fusedLargeTileBatch", fusedLargeTileBatch<Depth, Cn>, grid, kThreads, smem, stream, b.items + first);
+        launchChecked(FusedLargePath::kBatchKernel, fusedLargeTileBatch<Depth, Cn>, grid, kThreads, smem, stream, b.items + first);
     }
 }
 
@@ -433,7 +433,7 @@ void launchLarge(const BlurCall& p, const typename LargeTapsFor<typename DepthPo
     const long long elements = static_cast<long long>(p.width) * Cn;
     const int strips = (p.height + G::kRows - 1) / G::kRows;
     const dim3 grid(static_cast<unsigned>((elements + tile - 1) / tile), ::min(strips, kMaxGridY));
-    launchChecked("fusedLargeTile", fusedLargeTile<Depth, Cn>, grid, kThreads, smem, stream, p, taps);
+    launchChecked(FusedLargePath::kKernel, fusedLargeTile<Depth, Cn>, grid, kThreads, smem, stream, p, taps);
 }
 
 } // namespace

@@ -4,11 +4,7 @@
 #ifndef CUDAIMAGE_PATHS_FUSED_LARGE_PATH_HPP
 #define CUDAIMAGE_PATHS_FUSED_LARGE_PATH_HPP
 
-#include <cstdint>
-#include <cuda_runtime_api.h>
-#include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
-#include "../../gaussian_tile.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -58,6 +54,8 @@ struct FusedLargeTaps
 struct FusedLargePath : PathUnit
 {
     static constexpr const char* kName = "fused-large";
+    static constexpr const char* kKernel = "fusedLargeTile";   //!< its (first) kernel, as launches name it
+    static constexpr const char* kBatchKernel = "fusedLargeTileBatch";
     typedef FusedLargeTile Tile;
     typedef FusedLargeTaps Taps;
 

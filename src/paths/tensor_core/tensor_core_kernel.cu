@@ -100,14 +100,7 @@ __device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTap
     // The MMAs below are warp-wide (mma.sync.aligned): every lane of the warp must take the same
     // branch, so the fast loads serve a warp only when all its lanes may use them.
     const bool fast = __all_sync(0xffffffffu, vec && rowsInside);
-    int d[2][4][4];   // [16-row half][column phase c][fragment]
-#pragma unroll
-    for (int j = 0; j < 2; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++)
-#pragma unroll
-            for (int f = 0; f < 4; f++)
-                d[j][c][f] = 0;
+    int d[2][4][4] = {};   // [16-row half][column phase c][fragment]
     // Step q: half 0 takes blocks 2q, 2q + 1, half 1 blocks 2q + 1, 2q + 2, both Toeplitz entry q.
     // b0: block 2q transposed (kept from the step before), w: the raw words of blocks 2q + 1, 2q + 2.
     uint32_t b0[4];
@@ -218,37 +211,21 @@ gaussianTensor8U(const __grid_constant__ Images images)
 }
 
 template <int Cn>
-const persistent::Kernels<TensorTaps8U>& kernels()
-{
-    static std::atomic<uint64_t> optedIn[2];
-    static const persistent::Kernels<TensorTaps8U> k{"gaussianTensor8U", "gaussianTensor8UBatch", gaussianTensor8U<Cn, persistent::OneImage<TensorTaps8U>>,
-                                                     gaussianTensor8U<Cn, persistent::ImageList>, Tile::threads(Cn),
-                                                     Tile::maxSharedBytes(Cn), optedIn};
-    return k;
-}
+const persistent::Kernels<TensorTaps8U> kernels{TensorCorePath::kKernel, TensorCorePath::kBatchKernel, gaussianTensor8U<Cn, persistent::OneImage<TensorTaps8U>>,
+                                                gaussianTensor8U<Cn, persistent::ImageList>, Tile::threads(Cn), Tile::maxSharedBytes(Cn)};
 
 } // namespace
 
-bool tensorCoreCodeRuns()
-{
-    return persistent::codeRunsTensorCores(gaussianTensor8U<1, persistent::OneImage<TensorTaps8U>>);
-}
+bool tensorCoreCodeRuns() { return persistent::codeRunsTensorCores(kernels<1>.one); }
 
 void TensorCorePath::launch(const BlurCall& p, const TensorTaps8U& taps, const PathChoice& choice, cudaStream_t stream)
 {
-    forChannels(p.channels, [&](auto cn) { kernels<decltype(cn)::value>().launch(p, taps, choice, stream); });
-}
-
-BatchTaps TensorCorePath::batchTaps(const TensorTaps8U& taps, int)
-{
-    BatchTaps b;
-    b.assign(&taps, sizeof taps);
-    return b;
+    forChannels(p.channels, [&](auto cn) { kernels<decltype(cn)::value>.launch(p, taps, choice, stream); });
 }
 
 void TensorCorePath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
 {
-    forChannels(b.channels, [&](auto cn) { kernels<decltype(cn)::value>().launch(b, stream); });
+    forChannels(b.channels, [&](auto cn) { kernels<decltype(cn)::value>.launch(b, stream); });
 }
 
 }}} // namespace cv::cuda::gaussian

@@ -5,16 +5,8 @@
 #ifndef CUDAIMAGE_PATHS_TENSOR_CORE_PATH_HPP
 #define CUDAIMAGE_PATHS_TENSOR_CORE_PATH_HPP
 
-#include <algorithm>
-#include <cstdint>
-#include <cstdlib>
-#include <string>
-#include <vector>
-#include <cuda_runtime_api.h>
-#include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
-#include "../../gaussian_tile.hpp"
-#include "../../tensor_core_mode.hpp"
+#include "../../tensor_core_unit.hpp"
 #include "tensor_core_tuning.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -104,27 +96,13 @@ struct TensorTaps8U
  * for a newer GPU without code of its own). Queried once per device (TensorCorePath::deviceFacts). */
 bool tensorCoreCodeRuns();
 
-struct TensorCorePath
+struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>
 {
     static constexpr const char* kName = "tensor-core";
+    static constexpr const char* kKernel = "gaussianTensor8U";   //!< its (first) kernel, as launches name it
+    static constexpr const char* kBatchKernel = "gaussianTensor8UBatch";
     typedef TensorCoreTile Tile;
     typedef TensorTaps8U Taps;
-
-    /** What the rule needs of the device: its tuning row and whether the loaded code runs
-     * (default-constructed: sm_90's row, code not known to run, so the path declines). */
-    struct DeviceFacts
-    {
-        TensorCoreTuning tuning = tensorCoreTuning(90);
-        bool codeRuns = false;   //!< tensorCoreCodeRuns()
-    };
-    static DeviceFacts deviceFacts(int computeCapability) { return DeviceFacts{tensorCoreTuning(computeCapability), tensorCoreCodeRuns()}; }
-
-    /** The switch, as read at filter creation. */
-    struct Options
-    {
-        TensorCoreMode mode = TensorCoreMode::Auto;
-    };
-    static Options options() { return Options{tensorCoreMode()}; }
 
     /** 8U, 8-bit taps and results, where the device holds the kernel's largest tile for the
      * channel count (one channel 108 KiB, three 152 KiB: sm_80 and sm_90; two and four 204 KiB:
@@ -133,29 +111,16 @@ struct TensorCorePath
      * radius 1..128 keeps a tile after its halos (static_assert above). */
     static Verdict accepts(const PathQuery& q, const DeviceFacts& d, const Options& o)
     {
-        typedef TileReasons<Tile> Why;
         if (const char* limit = singleKernelLimit(q))
             return Verdict::decline(limit);
         if (q.depth != CV_8U || q.floatOutput)
             return Verdict::decline("not 8U to 8U");
         if (o.mode == TensorCoreMode::Off)
-            return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
+            return Verdict::decline(kSwitchedOff);
         if (!q.horizontalTapsBelowOne || !q.verticalTapsBelowOne)
             return Verdict::decline("a tap above 255 (IMMA multiplies bytes)");
-        const int R = q.radius();
-        if (R < (o.mode == TensorCoreMode::All ? Tile::kMinR : d.tuning.minRadius(q.channels)))
-            return Verdict::decline("radius below where the tensor cores measured faster");
-        if (R > Tile::kMaxR)
-            return Verdict::decline(Why::above());
-        const int outputs = tile::tileOutputs<Tile>(R, q.channels);
-        if (outputs < tile::itemOutputs(CV_8U))
-            return Verdict::decline(Why::noRoom(q.channels, CV_8U));
-        if (Tile::maxSharedBytes(q.channels) > q.sharedMemOptIn)
-            return Verdict::decline(Why::tooLarge());
-        if (!d.codeRuns)
-            return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
-        return Verdict::accept("8U, byte taps: tensor cores", outputs, Tile::sharedBytes(R, q.channels),
-                               Tile::blocksPerSM(q.channels) * q.multiprocessors, Tile::kRows);
+        return acceptRadius<Tile>(q, d, o, Tile::maxSharedBytes(q.channels), "radius below where the tensor cores measured faster",
+                                  "8U, byte taps: tensor cores");
     }
 
     /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
@@ -185,7 +150,7 @@ struct TensorCorePath
     /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
-    static BatchTaps batchTaps(const Taps& taps, int depth);
+    static BatchTaps batchTaps(const Taps& taps, int) { return BatchTaps::of(taps); }
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 

@@ -9,18 +9,6 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
-struct TensorCoreTuning
-{
-    int computeCapability;   //!< 10 * major + minor; 0: the default row
-    const char* gpus;
-    bool measured;           //!< false: the values repeat another architecture's, unmeasured here
-    int minRadius1;          //!< one channel
-    int minRadiusN;          //!< 2 to 4 channels
-    const char* basis;       //!< where the numbers come from
-
-    constexpr int minRadius(int channels) const { return channels == 1 ? minRadius1 : minRadiusN; }
-};
-
 /** sm_90: from radius 9 for every channel count, where the CUDA-core fused kernel (radius 1..8) hands
  * over to the large-radius one. One channel, measured on an H100 with the edge-column fused kernel
  * (gaussian_bench --sweep, doc/design-record.md#tuning-tables): the fused kernel is faster up to radius 8
@@ -31,19 +19,16 @@ struct TensorCoreTuning
  * tensor cores from 9 (8UC4 2.37 against 3.10 ms, 8UC3 1.96 against 2.32).
  * sm_86/89 never take the path (their 99 KiB of shared memory per block hold no tensor-core tile);
  * their rows only complete the table. */
-constexpr TensorCoreTuning kTensorCoreTuning[] = {
+constexpr tuning::RadiusThreshold kTensorCoreTuning[] = {
     {90, "H100, H200", true, 9, 9, "H100, 16384x16384 8UC1, radius 9: 0.553 against 0.794 ms on the CUDA cores; H200, 8UC4 / 8UC3 at radius 9: 2.37 / 1.96 against 3.10 / 2.32 ms"},
     {89, "L4, L40S, RTX 40xx", false, 9, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
     {86, "A10, RTX 30xx", false, 9, 9, "sm_90's values; the tensor-core tile does not fit (99 KiB)"},
     {80, "A100", false, 9, 9, "sm_90's values, not measured on an A100"},
+    {0, "any other", false, 9, 9, "sm_90's values, not measured there"},
 };
-constexpr TensorCoreTuning kTensorCoreDefaultTuning = {0, "any other", false, 9, 9, "sm_90's values, not measured there"};
 
 /** The row for a device of compute capability `cc`. */
-constexpr const TensorCoreTuning& tensorCoreTuning(int cc)
-{
-    return tuning::forArch(kTensorCoreTuning, kTensorCoreDefaultTuning, cc);
-}
+constexpr const tuning::RadiusThreshold& tensorCoreTuning(int cc) { return tuning::forArch(kTensorCoreTuning, cc); }
 
 }}} // namespace cv::cuda::gaussian
 

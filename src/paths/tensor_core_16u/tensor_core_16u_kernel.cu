@@ -49,14 +49,7 @@ __device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTap
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= p.wholeWidth * 2;
     // warp-wide MMAs: every lane takes the same branch
     const bool fast = __all_sync(0xffffffffu, vec && rowsInside);
-    int hh[2][2][4], mid[2][2][4], ll[2][2][4];   // [16-row half][phase][fragment], weights 2^16, 2^8, 1
-#pragma unroll
-    for (int j = 0; j < 2; j++)
-#pragma unroll
-        for (int c = 0; c < 2; c++)
-#pragma unroll
-            for (int f = 0; f < 4; f++)
-                hh[j][c][f] = mid[j][c][f] = ll[j][c][f] = 0;
+    int hh[2][2][4] = {}, mid[2][2][4] = {}, ll[2][2][4] = {};   // [16-row half][phase][fragment], weights 2^16, 2^8, 1
     // b0: block 2q transposed ([2c]: low bytes of pixel 2g + c over the block's 4 rows, [2c + 1]:
     // high bytes), kept from the step before; w: the raw words of blocks 2q + 1, 2q + 2.
     uint32_t b0[4];
@@ -138,14 +131,7 @@ __device__ __forceinline__ void horizontal(const uint32_t* sums, const uint4* hH
     {
         const int o0 = (task / kHalves) * 16, row0 = (task % kHalves) * 16;
         const uint32_t* at = sums + (row0 + g) * Tile::kSumStride + windowStart + o0 + 4 * t;
-        int acc[5][2][4];   // [weight 2^(8 w)][row n][fragment]
-#pragma unroll
-        for (int w = 0; w < 5; w++)
-#pragma unroll
-            for (int n = 0; n < 2; n++)
-#pragma unroll
-                for (int q = 0; q < 4; q++)
-                    acc[w][n][q] = 0;
+        int acc[5][2][4] = {};   // [weight 2^(8 w)][row n][fragment]
 #pragma unroll 1
         for (int c = 0; c < chunks; c++)
         {
@@ -247,37 +233,14 @@ gaussianTensor16U(const __grid_constant__ Images images)
         [&](const BlurCall& p, const TensorTaps16U& taps, int column, int strip) { blurTile(p, taps, column, strip, smem); });
 }
 
-const persistent::Kernels<TensorTaps16U>& kernels()
-{
-    static std::atomic<uint64_t> optedIn[2];
-    static const persistent::Kernels<TensorTaps16U> k{"gaussianTensor16U", "gaussianTensor16UBatch", gaussianTensor16U<persistent::OneImage<TensorTaps16U>>,
-                                                      gaussianTensor16U<persistent::ImageList>, Tile::kThreads,
-                                                      Tile::maxSharedBytes(), optedIn};
-    return k;
-}
+const persistent::Kernels<TensorTaps16U> kernels{TensorCore16UPath::kKernel, TensorCore16UPath::kBatchKernel,
+                                                 gaussianTensor16U<persistent::OneImage<TensorTaps16U>>,
+                                                 gaussianTensor16U<persistent::ImageList>, Tile::kThreads, Tile::maxSharedBytes()};
 
 } // namespace
 
-bool tensorCore16UCodeRuns()
-{
-    return persistent::codeRunsTensorCores(gaussianTensor16U<persistent::OneImage<TensorTaps16U>>);
-}
-
-void TensorCore16UPath::launch(const BlurCall& p, const TensorTaps16U& taps, const PathChoice& choice, cudaStream_t stream)
-{
-    kernels().launch(p, taps, choice, stream);
-}
-
-BatchTaps TensorCore16UPath::batchTaps(const TensorTaps16U& taps, int)
-{
-    BatchTaps b;
-    b.assign(&taps, sizeof taps);
-    return b;
-}
-
-void TensorCore16UPath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
-{
-    kernels().launch(b, stream);
-}
+bool tensorCore16UCodeRuns() { return persistent::codeRunsTensorCores(kernels.one); }
+void TensorCore16UPath::launch(const BlurCall& p, const Taps& taps, const PathChoice& c, cudaStream_t s) { kernels.launch(p, taps, c, s); }
+void TensorCore16UPath::launchBatch(const BatchLaunch& b, cudaStream_t s) { kernels.launch(b, s); }
 
 }}} // namespace cv::cuda::gaussian

@@ -14,15 +14,9 @@
 #ifndef CUDAIMAGE_PATHS_TENSOR_CORE_16U_PATH_HPP
 #define CUDAIMAGE_PATHS_TENSOR_CORE_16U_PATH_HPP
 
-#include <algorithm>
-#include <cstdint>
-#include <vector>
-#include <cuda_runtime_api.h>
-#include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
-#include "../../gaussian_tile.hpp"
 #include "tensor_core_16u_tuning.hpp"
-#include "../../tensor_core_mode.hpp"
+#include "../../tensor_core_unit.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -37,6 +31,7 @@ struct TensorCore16UTile
     static constexpr const char* kLabel = "tensor-core-16u";
     static constexpr int kThreads = 512;
     static constexpr int kBlocksPerSM = 1;
+    static constexpr int blocksPerSM(int /*cn*/ = 1) { return kBlocksPerSM; }
     static constexpr int kCols = 1024;    // pixels (one channel)
     static constexpr int kRows = 32;
     static constexpr int kMinR = 1;
@@ -78,25 +73,13 @@ struct TensorTaps16U
 /** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
 bool tensorCore16UCodeRuns();
 
-struct TensorCore16UPath
+struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCodeRuns>
 {
     static constexpr const char* kName = "tensor-core-16u";
+    static constexpr const char* kKernel = "gaussianTensor16U";   //!< its (first) kernel, as launches name it
+    static constexpr const char* kBatchKernel = "gaussianTensor16UBatch";
     typedef TensorCore16UTile Tile;
     typedef TensorTaps16U Taps;
-
-    struct DeviceFacts
-    {
-        TensorCore16UTuning tuning = tensorCore16UTuning(90);
-        bool codeRuns = false;
-    };
-    static DeviceFacts deviceFacts(int computeCapability) { return DeviceFacts{tensorCore16UTuning(computeCapability), tensorCore16UCodeRuns()}; }
-
-    /** The same switch as the 8U tensor cores (OPENCV_CUDAIMAGE_TENSOR_CORES). */
-    struct Options
-    {
-        TensorCoreMode mode = TensorCoreMode::Auto;
-    };
-    static Options options() { return Options{tensorCoreMode()}; }
 
     /** 16U to 16U, one channel, every tap below 1.0 (a tap of 2^16, all the weight on one, does not
      * split into two bytes), radius within the tile's range and from the tuning row's minimum
@@ -104,7 +87,6 @@ struct TensorCore16UPath
      * sm_80 or later. */
     static Verdict accepts(const PathQuery& q, const DeviceFacts& d, const Options& o)
     {
-        typedef TileReasons<Tile> Why;
         if (const char* limit = singleKernelLimit(q))
             return Verdict::decline(limit);
         if (q.depth != CV_16U || q.floatOutput)
@@ -112,20 +94,11 @@ struct TensorCore16UPath
         if (q.channels != 1)
             return Verdict::decline("16U tensor cores: one channel");
         if (o.mode == TensorCoreMode::Off)
-            return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
+            return Verdict::decline(kSwitchedOff);
         if (!q.horizontalTapsBelowOne || !q.verticalTapsBelowOne)
             return Verdict::decline("a tap of 1.0 (2^16 does not split into two bytes)");
-        const int R = q.radius();
-        if (R < (o.mode == TensorCoreMode::All ? Tile::kMinR : d.tuning.minRadius))
-            return Verdict::decline("radius below where the 16U tensor cores measured faster");
-        if (R > Tile::kMaxR)
-            return Verdict::decline(Why::above());
-        if (Tile::maxSharedBytes() > q.sharedMemOptIn)
-            return Verdict::decline(Why::tooLarge());
-        if (!d.codeRuns)
-            return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
-        return Verdict::accept("16U, one channel: tensor cores", Tile::outputs(R), Tile::sharedBytes(R),
-                               Tile::kBlocksPerSM * q.multiprocessors, Tile::kRows);
+        return acceptRadius<Tile>(q, d, o, Tile::maxSharedBytes(), "radius below where the 16U tensor cores measured faster",
+                                  "16U, one channel: tensor cores");
     }
 
     /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
@@ -163,7 +136,7 @@ struct TensorCore16UPath
     /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
-    static BatchTaps batchTaps(const Taps& taps, int depth);
+    static BatchTaps batchTaps(const Taps& taps, int) { return BatchTaps::of(taps); }
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 

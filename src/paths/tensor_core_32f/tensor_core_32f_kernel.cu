@@ -131,14 +131,7 @@ __device__ __forceinline__ bool verticalGroup(const BlurCall& p, const TapArrays
     const bool vec = p.srcAligned4 && x >= 0 && x + 4 <= p.wholeWidth;
     // warp-wide MMAs: every lane takes the same branch
     const bool fast = __all_sync(0xffffffffu, vec && rowsInside);
-    float d[2][4][4];   // [16-row half][column phase][fragment]
-#pragma unroll
-    for (int j = 0; j < 2; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++)
-#pragma unroll
-            for (int f = 0; f < 4; f++)
-                d[j][c][f] = 0.f;
+    float d[2][4][4] = {};   // [16-row half][column phase][fragment]
     const int blocks = chunks + 2;
     // block b: rows 8b + t and 8b + t + 4 of the strip
     int offset[4];   // at an edge: the lane's columns after the row border (-1: constant zero)
@@ -236,12 +229,7 @@ __device__ __forceinline__ bool verticalGroup(const BlurCall& p, const TapArrays
 __device__ __forceinline__ void horizontalTask(const BlurCall& p, const float* V, const TapArrays& taps, int chunks, int ws, int h, int x0, int y0, int tileX0)
 {
     const int lane = threadIdx.x & 31, t = lane & 3, g = lane >> 2;
-    float acc[4][4];
-#pragma unroll
-    for (int m = 0; m < 4; m++)
-#pragma unroll
-        for (int f = 0; f < 4; f++)
-            acc[m][f] = 0.f;
+    float acc[4][4] = {};
     // chunk k of the sums (8 columns from ws + x0 + 8k): a0 row g col t, a1 row g + 8, a2/a3 col t + 4
     const float* r0 = V + (16 * h + g) * kStride + ws + x0 + t;
     const float* r1 = r0 + 8 * kStride;
@@ -418,37 +406,14 @@ gaussianTensor32F(const __grid_constant__ Images images)
         [&](const BlurCall& p, const TensorTaps32F& taps, int column, int strip) { blurTile(p, taps, column, strip, smem32); });
 }
 
-const persistent::Kernels<TensorTaps32F>& kernels()
-{
-    static std::atomic<uint64_t> optedIn[2];
-    static const persistent::Kernels<TensorTaps32F> k{"gaussianTensor32F", "gaussianTensor32FBatch", gaussianTensor32F<persistent::OneImage<TensorTaps32F>>,
-                                                      gaussianTensor32F<persistent::ImageList>, Tile::kThreads,
-                                                      Tile::maxSharedBytes(), optedIn};
-    return k;
-}
+const persistent::Kernels<TensorTaps32F> kernels{TensorCore32FPath::kKernel, TensorCore32FPath::kBatchKernel,
+                                                 gaussianTensor32F<persistent::OneImage<TensorTaps32F>>,
+                                                 gaussianTensor32F<persistent::ImageList>, Tile::kThreads, Tile::maxSharedBytes()};
 
 } // namespace
 
-bool tensorCore32FCodeRuns()
-{
-    return persistent::codeRunsTensorCores(gaussianTensor32F<persistent::OneImage<TensorTaps32F>>);
-}
-
-void TensorCore32FPath::launch(const BlurCall& p, const TensorTaps32F& taps, const PathChoice& choice, cudaStream_t stream)
-{
-    kernels().launch(p, taps, choice, stream);
-}
-
-BatchTaps TensorCore32FPath::batchTaps(const TensorTaps32F& taps, int)
-{
-    BatchTaps b;
-    b.assign(&taps, sizeof taps);
-    return b;
-}
-
-void TensorCore32FPath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
-{
-    kernels().launch(b, stream);
-}
+bool tensorCore32FCodeRuns() { return persistent::codeRunsTensorCores(kernels.one); }
+void TensorCore32FPath::launch(const BlurCall& p, const Taps& taps, const PathChoice& c, cudaStream_t s) { kernels.launch(p, taps, c, s); }
+void TensorCore32FPath::launchBatch(const BatchLaunch& b, cudaStream_t s) { kernels.launch(b, s); }
 
 }}} // namespace cv::cuda::gaussian

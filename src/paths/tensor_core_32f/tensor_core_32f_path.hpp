@@ -17,14 +17,9 @@
 #ifndef CUDAIMAGE_PATHS_TENSOR_CORE_32F_PATH_HPP
 #define CUDAIMAGE_PATHS_TENSOR_CORE_32F_PATH_HPP
 
-#include <algorithm>
-#include <cstdint>
-#include <cuda_runtime_api.h>
-#include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
-#include "../../gaussian_tile.hpp"
 #include "tensor_core_32f_tuning.hpp"
-#include "../../tensor_core_mode.hpp"
+#include "../../tensor_core_unit.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -39,6 +34,7 @@ struct TensorCore32FTile
     static constexpr const char* kLabel = "tensor-core-32f";
     static constexpr int kThreads = 256;
     static constexpr int kBlocksPerSM = 2;
+    static constexpr int blocksPerSM(int /*cn*/ = 1) { return kBlocksPerSM; }
     static constexpr int kCols = 768;     // pixels
     static constexpr int kRows = 32;
     static constexpr int kMinR = 1;
@@ -85,31 +81,18 @@ struct TensorTaps32F
 /** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
 bool tensorCore32FCodeRuns();
 
-struct TensorCore32FPath
+struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCodeRuns>
 {
     static constexpr const char* kName = "tensor-core-32f";
+    static constexpr const char* kKernel = "gaussianTensor32F";   //!< its (first) kernel, as launches name it
+    static constexpr const char* kBatchKernel = "gaussianTensor32FBatch";
     typedef TensorCore32FTile Tile;
     typedef TensorTaps32F Taps;
-
-    struct DeviceFacts
-    {
-        TensorCore32FTuning tuning = tensorCore32FTuning(90);
-        bool codeRuns = false;
-    };
-    static DeviceFacts deviceFacts(int computeCapability) { return DeviceFacts{tensorCore32FTuning(computeCapability), tensorCore32FCodeRuns()}; }
-
-    /** The same switch as the 8U tensor cores (OPENCV_CUDAIMAGE_TENSOR_CORES). */
-    struct Options
-    {
-        TensorCoreMode mode = TensorCoreMode::Auto;
-    };
-    static Options options() { return Options{tensorCoreMode()}; }
 
     /** 32F to 32F, one channel, radius within the tile's range and from the tuning row's minimum
      * unless the switch says `all`, the device holds the tile and the code is for sm_80 or later. */
     static Verdict accepts(const PathQuery& q, const DeviceFacts& d, const Options& o)
     {
-        typedef TileReasons<Tile> Why;
         if (const char* limit = singleKernelLimit(q))
             return Verdict::decline(limit);
         if (q.depth != CV_32F)
@@ -117,18 +100,9 @@ struct TensorCore32FPath
         if (q.channels != 1)
             return Verdict::decline("32F tensor cores: one channel");
         if (o.mode == TensorCoreMode::Off)
-            return Verdict::decline("switched off (OPENCV_CUDAIMAGE_TENSOR_CORES)");
-        const int R = q.radius();
-        if (R < (o.mode == TensorCoreMode::All ? Tile::kMinR : d.tuning.minRadius))
-            return Verdict::decline("radius below where the 32F tensor cores measured faster");
-        if (R > Tile::kMaxR)
-            return Verdict::decline(Why::above());
-        if (Tile::maxSharedBytes() > q.sharedMemOptIn)
-            return Verdict::decline(Why::tooLarge());
-        if (!d.codeRuns)
-            return Verdict::decline("the loaded tensor-core code is not for sm_80 or later");
-        return Verdict::accept("32F, one channel: tensor cores (TF32 with BF16 corrections)", Tile::outputs(R), Tile::sharedBytes(R),
-                               Tile::kBlocksPerSM * q.multiprocessors, Tile::kRows);
+            return Verdict::decline(kSwitchedOff);
+        return acceptRadius<Tile>(q, d, o, Tile::maxSharedBytes(), "radius below where the 32F tensor cores measured faster",
+                                  "32F, one channel: tensor cores (TF32 with BF16 corrections)");
     }
 
     /** The taps; not valid outside 32F, one channel, radius 1..kMaxR (accepts() then declines). */
@@ -156,7 +130,7 @@ struct TensorCore32FPath
     /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
-    static BatchTaps batchTaps(const Taps& taps, int depth);
+    static BatchTaps batchTaps(const Taps& taps, int) { return BatchTaps::of(taps); }
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 

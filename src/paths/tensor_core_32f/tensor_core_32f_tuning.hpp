@@ -9,29 +9,18 @@
 
 namespace cv { namespace cuda { namespace gaussian {
 
-/** Whether a radius takes the 32F tensor cores by default on a device: its tuning row. */
-struct TensorCore32FTuning
-{
-    int computeCapability;   //!< 10 * major + minor; 0: the default row
-    const char* gpus;
-    bool measured;           //!< false: the values repeat another architecture's, unmeasured here
-    int minRadius;
-    const char* basis;
-};
 /** sm_90: from radius 13, measured on an H100 (gaussian_bench --sweep --sweep-types 32FC1,
  * doc/design-record.md#tuning-tables): 16384^2, the CUDA-core kernels faster up to radius 12 (0.83 against 1.18 ms at 1,
  * 1.27 against 1.34 at 12; at 10 the large-radius kernel's slower 1.52 against 1.34), the tensor
  * cores from 15 (1.46 against 1.63 ms; 4.52 against 5.89 at 90, 5.46 against 7.39 at 120). The
  * tile (104 KiB) fits sm_80 and sm_90; the A100 row repeats sm_90's value, unmeasured. */
-constexpr TensorCore32FTuning kTensorCore32FTuning[] = {
-    {90, "H100, H200", true, 13, "H100, 16384x16384 32FC1, radius 12: 1.34 against 1.27 ms on the CUDA cores, radius 15: 1.46 against 1.63"},
-    {80, "A100", false, 13, "sm_90's value, not measured on an A100"},
+constexpr tuning::RadiusThreshold kTensorCore32FTuning[] = {
+    {90, "H100, H200", true, 13, 13, "H100, 16384x16384 32FC1, radius 12: 1.34 against 1.27 ms on the CUDA cores, radius 15: 1.46 against 1.63"},
+    {80, "A100", false, 13, 13, "sm_90's value, not measured on an A100"},
+    {0, "any other", false, 13, 13, "sm_90's value, not measured there"},
 };
-constexpr TensorCore32FTuning kTensorCore32FDefaultTuning = {0, "any other", false, 13, "sm_90's value, not measured there"};
-constexpr const TensorCore32FTuning& tensorCore32FTuning(int cc)
-{
-    return tuning::forArch(kTensorCore32FTuning, kTensorCore32FDefaultTuning, cc);
-}
+/** The row for a device of compute capability `cc`. */
+constexpr const tuning::RadiusThreshold& tensorCore32FTuning(int cc) { return tuning::forArch(kTensorCore32FTuning, cc); }
 
 }}} // namespace cv::cuda::gaussian
 

@@ -263,7 +263,7 @@ void launchRows(const TwoPassPlan& p, dim3 grid, cudaStream_t stream)
     case 4: kernel = rowPass<Depth, Border, 4>; break;
     default: CV_Error(Error::StsUnsupportedFormat, cv::format("gaussian: unsupported channel count %d", p.channels));
     }
-    launchChecked("rowPass", kernel, grid, kBlock, 0, stream, p);
+    launchChecked(TwoPassPath::kKernel, kernel, grid, kBlock, 0, stream, p);
 }
 
 template <int Depth>

@@ -5,10 +5,6 @@
 #ifndef CUDAIMAGE_PATHS_TWO_PASS_PATH_HPP
 #define CUDAIMAGE_PATHS_TWO_PASS_PATH_HPP
 
-#include <cstddef>
-#include <vector>
-#include <cuda_runtime_api.h>
-#include "../../gaussian_blur_call.hpp"
 #include "../../gaussian_path_query.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -41,6 +37,7 @@ struct TwoPassTaps
 struct TwoPassPath : PathUnit
 {
     static constexpr const char* kName = "two-pass";
+    static constexpr const char* kKernel = "rowPass";   //!< its (first) kernel, as launches name it
     typedef TwoPassTaps Taps;
 
     /** Every query (the fallback). Its reason is left empty: the choice names why the path before
