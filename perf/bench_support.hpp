@@ -3,10 +3,9 @@
 // npp_gaussian_bench.cu and the OpenCV perf tests (perf_*.cpp, whose own timing is OpenCV's
 // harness: they take the table and the host loop only).
 //
-// Standard C++ and the CUDA runtime only, no OpenCV: npp_gaussian_bench.cu is compiled on the GPU
-// machine, without OpenCV, from the GPU bundle's perf/ folder, which scripts/gpu/pack-gpu-bundle.sh
-// fills with this header beside it. The Python benchmarks restate the kernel-size rule
-// (perf/python_peers_bench.py, ksize_for).
+// Standard C++ and the CUDA runtime only, no OpenCV: npp_gaussian_bench.cu links NPP and nothing of
+// OpenCV (both benchmarks are targets of the standalone build, CMakeLists.txt). The Python
+// benchmarks restate the kernel-size rule (perf/python_peers_bench.py, ksize_for).
 #ifndef CUDAIMAGE_PERF_BENCH_SUPPORT_HPP
 #define CUDAIMAGE_PERF_BENCH_SUPPORT_HPP
 

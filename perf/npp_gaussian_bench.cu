@@ -1,14 +1,15 @@
 // NPP's Gaussian (nppiFilterGaussAdvancedBorder_*_Ctx, NPP_BORDER_REPLICATE) timed like
-// gaussian_bench (the same timing loop and table: perf/bench_support.hpp), random data. Needs NPP
-// (the CUDA 13 toolkit on the GPU machine has it; the build machine's has not), so it is a separate
-// program with no OpenCV, built where NPP is found (the header beside it in perf/):
-//   nvcc -O3 -arch=sm_90 perf/npp_gaussian_bench.cu -lnppif -lnppc -o npp_gaussian_bench
-//   ./npp_gaussian_bench > npp.jsonl        (one JSON object per cell; gaussian_bench --npp npp.jsonl)
+// gaussian_bench (the same timing loop and table: perf/bench_support.hpp), random data. Needs NPP,
+// so it is a separate program with no OpenCV: the standalone build's target
+// cudaimage_npp_gaussian_bench, built only where find_package(CUDAToolkit) finds NPP (CMakeLists.txt).
+//   npp_gaussian_bench [WIDTH [HEIGHT]] > npp.jsonl   (16384 x 16384 by default; one JSON object per
+//                                                      cell; gaussian_bench --npp npp.jsonl)
 // Taps: the sampled Gaussian exp(-x^2 / 2 sigma^2), normalised, ksize = 2*round(3 sigma)+1 (the
 // table's rule, cudaimage_bench::tableKsize); NPP takes float taps.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <vector>
 #include <cuda_runtime.h>
@@ -62,7 +63,16 @@ struct Cell { const char* type; int depthBytes; int cn; };
 
 int main(int argc, char** argv)
 {
-    const int W = argc > 1 ? atoi(argv[1]) : 16384, H = argc > 2 ? atoi(argv[2]) : 16384;
+    const int W = argc > 1 ? atoi(argv[1]) : 16384, H = argc > 2 ? atoi(argv[2]) : W;
+    if (argc > 3 || W <= 0 || H <= 0)
+    {
+        const bool help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+        fprintf(help ? stdout : stderr, "usage: npp_gaussian_bench [WIDTH [HEIGHT]]   (positive; 16384 and WIDTH by default): "
+                "NPP's Gaussian, one JSON line per type and sigma on stdout\n");
+        return help ? 0 : 2;
+    }
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) { fprintf(stderr, "no CUDA device\n"); return 1; }
     const Cell cells[] = {{"8UC1", 1, 1}, {"8UC3", 1, 3}, {"8UC4", 1, 4}, {"16UC1", 2, 1}, {"32FC1", 4, 1}};
     cudaStream_t s;
     CHECK_CUDA(cudaStreamCreate(&s));

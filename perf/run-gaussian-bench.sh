@@ -2,8 +2,9 @@
 # The performance issue's one command, on the GPU machine:
 #   perf/run-gaussian-bench.sh BUNDLE_DIR [OUT] [gaussian_bench args]
 # BUNDLE_DIR is an unpacked GPU bundle (its lib/ has our and OpenCV's libraries) holding
-# bin/gaussian_bench (perf/build-gaussian-bench.sh); NPP's part is compiled here with nvcc when
-# the toolkit has NPP. The PyTorch, CV-CUDA, CuPy and kornia columns come from
+# bin/gaussian_bench and, where the standalone build found NPP, bin/npp_gaussian_bench (both targets
+# of the standalone build: scripts/gpu/pack-gpu-bundle.sh), which runs with the host's NPP 13 as
+# OpenCV's own libraries do (bundle-libs.sh). The PyTorch, CV-CUDA, CuPy and kornia columns come from
 # perf/python_peers_bench.py when python3 (or $PYTHON) imports torch with CUDA; it imports the
 # bundle's cv2 (lib/python), CuPy from the machine's Python, cvcuda from CVCUDA_DIR when that names
 # an unpacked cvcuda wheel (out/cvcuda/README.txt), and kornia from PEER_WHEELS when that names a
@@ -31,25 +32,30 @@ source "$B/bundle-libs.sh" && use_bundle_libraries "$B"
 "$B/bin/gaussian_bench" --check-args "$@" || exit 2
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-npp_args=()
-nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-if [[ -x $nvcc ]] && ls "$(dirname "$nvcc")"/../lib64/libnppif.so* >/dev/null 2>&1; then
-    "$nvcc" -O3 -std=c++17 -arch=sm_90 "$here/npp_gaussian_bench.cu" -lnppif -lnppc -o "$OUT/npp_gaussian_bench"
-    "$OUT/npp_gaussian_bench" > "$OUT/npp.jsonl"
-    npp_args=(--npp "$OUT/npp.jsonl")
-else
-    echo "no NPP in this CUDA toolkit: the NPP column stays empty" >&2
-fi
 
-# The Python peers: the same image size (and --quick) as gaussian_bench.
-peers_args=() py_args=(${PEERS:+--peers "$PEERS"})
+# NPP and the Python peers: the same image size as gaussian_bench (and --quick for the peers).
+peers_args=() py_args=(${PEERS:+--peers "$PEERS"}) npp_size=()
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
     case ${args[i]} in
-        --size) py_args+=(--size "${args[i+1]:-16384}") ;;
+        --size) py_args+=(--size "${args[i+1]:-16384}"); npp_size=("${args[i+1]:-16384}") ;;
         --quick) py_args+=(--quick) ;;
     esac
 done
+
+npp_args=()
+rm -f "$OUT/npp.jsonl"
+if [[ ! -x $B/bin/npp_gaussian_bench ]]; then
+    echo "no bin/npp_gaussian_bench in this bundle (packed where no NPP was found): the NPP column stays empty" >&2
+elif "$B/bin/npp_gaussian_bench" "${npp_size[@]}" > "$OUT/npp.jsonl"; then
+    npp_args=(--npp "$OUT/npp.jsonl")
+elif [[ -s $OUT/npp.jsonl ]]; then
+    echo "npp_gaussian_bench failed: merging the lines it wrote" >&2
+    npp_args=(--npp "$OUT/npp.jsonl")
+else
+    # Also when it cannot start: no libnppif.so.13 on this host (bundle-libs.sh said so above).
+    echo "npp_gaussian_bench failed: the NPP column stays empty" >&2
+fi
 rm -f "$OUT/peers.jsonl"
 # PEER_WHEELS: wheels the machine lacks (kornia), installed for this run only.
 peer_site=

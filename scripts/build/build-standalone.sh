@@ -6,7 +6,10 @@
 #
 # 1. configure build-standalone/ (OPENCV_LINE=5.1; build-standalone-4.14/ for 4.14; gitignored)
 #    with OpenCV_DIR=$OPENCV_INSTALL/lib/cmake/opencv5 (opencv4 for 4.14)
-# 2. build (libcudaimage.so, cudaimage_test, samples/cpp/*)
+#    and CUDAToolkit_ROOT=$CUDA_NPP_ROOT (the toolkit root with NVIDIA's NPP wheel that
+#    scripts/build/build-opencv.sh makes for OpenCV), where find_package(CUDAToolkit) finds NPP
+# 2. build (libcudaimage.so, cudaimage_test, samples/cpp/*, the benchmarks perf/gaussian_bench and
+#    perf/npp_gaussian_bench)
 # 3. ctest --output-on-failure (GPU cases skip, saying why, on a machine without a GPU)
 # 4. install into build-standalone/install
 # 5. configure, build and run cmake/consumer-check against that install with find_package(cudaimage),
@@ -32,13 +35,17 @@ opencv_dir=$(dirname "$(compgen -G "$OPENCV_INSTALL/lib/cmake/opencv[0-9]/OpenCV
 lock=$BUILD_LOCK
 
 step "1/5 configure $build"
-# CUDA_ARCH_BIN (common.sh) uses OpenCV's syntax ("9.0", "8.6;9.0"); CMake wants "90", "86;90".
+# CUDA_ARCH_BIN (common.sh) uses OpenCV's syntax ("9.0", "8.6;9.0") and means machine code only, as
+# in the OpenCV tree (CUDA_ARCH_PTX empty: scripts/build/opencv-configure.cmake); CMake wants
+# "90-real", "86-real;90-real" (a plain "90" would add PTX, 8 MB more in the GPU bundle).
+cuda_archs=$(sed -E 's/([0-9]+)/\1-real/g' <<<"${CUDA_ARCH_BIN//./}")
 generator=(); command -v ninja >/dev/null && [[ ! -f $build/CMakeCache.txt || -f $build/build.ninja ]] && generator=(-G Ninja)
 cmake -S "$CUDAIMAGE_REPO" -B "$build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc" \
-    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH_BIN//./}" \
+    -DCMAKE_CUDA_ARCHITECTURES="$cuda_archs" \
     -DOpenCV_DIR="$opencv_dir" \
+    -DCUDAToolkit_ROOT="$CUDA_NPP_ROOT" \
     -DCMAKE_INSTALL_PREFIX="$prefix" \
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 
@@ -71,4 +78,4 @@ grep -q "libcudaimage\.so.* => $prefix/" <<<"$libs" \
 ! grep -q "libopencv_cudaimage" <<<"$libs" \
     || { echo "$libs"; die "consumer_check loads OpenCV's libopencv_cudaimage.so"; }
 "$consumer/consumer_check"
-echo "standalone build ready: $build (library, cudaimage_test), installed package in $prefix"
+echo "standalone build ready: $build (library, cudaimage_test, benchmarks in perf/), installed package in $prefix"

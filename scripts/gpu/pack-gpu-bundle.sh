@@ -5,20 +5,22 @@
 # The target machine needs the NVIDIA driver, bash and Python 3 with NumPy 2; nothing else of ours.
 #
 #   scripts/gpu/pack-gpu-bundle.sh [--no-build] [--standalone] [--opencv-tests]
-#     --no-build     use the module build as it is (default: scripts/build/build-module.sh first, cached)
-#     --standalone   run scripts/build/build-standalone.sh --no-test first (default: bundle its
-#                    cudaimage_test and C++ samples only if build-standalone/ already has them).
-#                    The C++ samples are built by the standalone build only: pack with --standalone
-#                    for a bundle whose `samples` part runs every sample.
+#     --no-build     use both builds as they are (default: scripts/build/build-module.sh and
+#                    scripts/build/build-standalone.sh --no-test first, both cached). The module
+#                    build gives the OpenCV libraries, its tests, the tool and cv2; the standalone
+#                    build the benchmarks (perf/gaussian_bench, perf/npp_gaussian_bench where NPP
+#                    was found), cudaimage_test, the C++ samples and libcudaimage.so they load.
+#     --standalone   the default now (kept for older command lines): the standalone build is always
+#                    brought up to date unless --no-build; with --no-build, what it holds is bundled.
 #     --opencv-tests OpenCV's own opencv_test_cudaarithm and opencv_test_cudafilters too (built for
 #                    OPENCV_LINE=5.1 only), run by run-all.sh as parts of those names.
 #
 # Bundle layout (cudaimage-gpu-bundle/):
 #   run-all.sh  bundle-libs.sh  run-sanitizers.sh  MANIFEST.txt  checks/cv2_check.py
 #   bin/          opencv_test_cudaimage, opencv_perf_cudaimage, cudaimage-blur (the tool, module
-#                 build), gaussian_bench (perf/), cudaimage_test (standalone)
-#   perf/         run-gaussian-bench.sh, npp_gaussian_bench.cu and its bench_support.hpp, python_peers_bench.py:
-#                 `perf/run-gaussian-bench.sh . OUT`
+#                 build), gaussian_bench and npp_gaussian_bench (standalone build's perf/; the
+#                 latter loads the host's NPP 13, as OpenCV's cudafilters does), cudaimage_test (standalone)
+#   perf/         run-gaussian-bench.sh, python_peers_bench.py, dask_bench.py: `perf/run-gaussian-bench.sh . OUT`
 #   bin/samples/  the C++ samples blur, pipeline, video_blur (standalone build)
 #   lib/          libopencv_*.so.501 (or .414), libcudaimage.so.* (standalone), under their SONAMEs
 #   lib/carried/  every other library ldd resolves on this machine (libjpeg.so.62, libpng16.so.16,
@@ -31,11 +33,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 source "$CUDAIMAGE_REPO/scripts/build/cv2-package.sh"
 
-build_module=1 build_standalone=0 opencv_tests=0
+build=1 opencv_tests=0
 for arg in "$@"; do
     case $arg in
-        --no-build) build_module=0 ;;
-        --standalone) build_standalone=1 ;;
+        --no-build) build=0 ;;
+        --standalone) ;;
         --opencv-tests) opencv_tests=1 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $arg (see --help)" ;;
@@ -51,8 +53,10 @@ stage="$stage_root/$name"
 tarball="$CUDAIMAGE_REPO/out/$name.tar.xz"
 max_mib=60
 
-if ((build_module)); then bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh"; fi
-if ((build_standalone)); then bash "$CUDAIMAGE_REPO/scripts/build/build-standalone.sh" --no-test; fi
+if ((build)); then
+    bash "$CUDAIMAGE_REPO/scripts/build/build-module.sh"
+    bash "$CUDAIMAGE_REPO/scripts/build/build-standalone.sh" --no-test
+fi
 for f in opencv_test_cudaimage opencv_perf_cudaimage; do
     [[ -x $OPENCV_BUILD/bin/$f ]] || die "no $OPENCV_BUILD/bin/$f: run scripts/build/build-module.sh"
 done
@@ -79,21 +83,31 @@ if [[ -x $standalone/cudaimage_test ]]; then
     cp "$standalone/cudaimage_test" "$stage/bin/"
     echo "standalone cudaimage_test: built $(date -r "$standalone/cudaimage_test" '+%F %T')"
 else
-    echo "standalone cudaimage_test: not built (scripts/build/build-standalone.sh, or --standalone), not bundled"
+    echo "standalone cudaimage_test: not built (scripts/build/build-standalone.sh, or pack without --no-build), not bundled"
 fi
 if [[ -x $OPENCV_BUILD/bin/cudaimage-blur ]]; then
     cp "$OPENCV_BUILD/bin/cudaimage-blur" "$stage/bin/"
 else
     echo "cudaimage-blur: not built (scripts/build/build-module.sh builds it), not bundled"
 fi
-# The side-by-side benchmark (perf/gaussian_bench.cu, linked against the module build) and what
-# perf/run-gaussian-bench.sh needs on the GPU machine (NPP's part is compiled there, with the
-# header it shares with gaussian_bench).
-bash "$CUDAIMAGE_REPO/perf/build-gaussian-bench.sh"
-cp "$CUDAIMAGE_REPO/out/gaussian_bench" "$stage/bin/"
+# The benchmarks: targets of the standalone build (CMakeLists.txt), linked to its libcudaimage.so;
+# npp_gaussian_bench only where that build found NPP. Their sources stay here: nothing is compiled
+# on the GPU machine. What perf/run-gaussian-bench.sh needs there goes into perf/.
+for f in gaussian_bench npp_gaussian_bench; do
+    b=$standalone/perf/$f
+    if [[ -x $b ]]; then
+        cp "$b" "$stage/bin/"
+        echo "$f: built $(date -r "$b" '+%F %T')"
+        [[ ! $CUDAIMAGE_REPO/perf/$f.cu -nt $b ]] || echo "  warning: $b is older than perf/$f.cu (pack without --no-build)"
+    elif [[ $f == gaussian_bench ]]; then
+        die "no $b: run scripts/build/build-standalone.sh (or pack without --no-build)"
+    else
+        echo "$f: not built (the standalone build found no NPP: CUDAToolkit_ROOT), not bundled: NPP's column stays empty"
+    fi
+done
 mkdir -p "$stage/perf"
-cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/npp_gaussian_bench.cu" "$CUDAIMAGE_REPO/perf/bench_support.hpp" \
-    "$CUDAIMAGE_REPO/perf/dask_bench.py" "$CUDAIMAGE_REPO/perf/python_peers_bench.py" "$stage/perf/"
+cp "$CUDAIMAGE_REPO/perf/run-gaussian-bench.sh" "$CUDAIMAGE_REPO/perf/dask_bench.py" "$CUDAIMAGE_REPO/perf/python_peers_bench.py" \
+    "$stage/perf/"
 cp "$CUDAIMAGE_REPO/scripts/gpu/run-sanitizers.sh" "$stage/"
 # C++ samples: built by the standalone build only (top-level CMakeLists.txt).
 sample_bins=()
@@ -105,10 +119,10 @@ if ((${#sample_bins[@]})); then
     echo "C++ samples: ${sample_bins[*]##*/} (built $(date -r "${sample_bins[0]}" '+%F %T'))"
     for src in "$CUDAIMAGE_REPO"/samples/cpp/*.cpp; do
         b=$standalone/samples/$(basename "$src" .cpp)
-        [[ -x $b && ! $src -nt $b ]] || echo "  warning: $b is missing or older than $src (pack with --standalone)"
+        [[ -x $b && ! $src -nt $b ]] || echo "  warning: $b is missing or older than $src (pack without --no-build)"
     done
 else
-    echo "C++ samples: not built (pack with --standalone), not bundled: run-all.sh's samples part will say so"
+    echo "C++ samples: not built (scripts/build/build-standalone.sh, or pack without --no-build), not bundled: run-all.sh's samples part will say so"
 fi
 
 # cv2: the build tree's loader package with the freshly built extension and configs relative to
@@ -126,7 +140,8 @@ find "$stage" \( -name __pycache__ -o -name '*.pyc' \) -prune -exec rm -rf {} +
 
 step "2/5 libraries (ldd on this machine)"
 # Provided by every Linux host, or by the GPU machine's driver or CUDA 13 toolkit (NPP: the wheel's
-# 158 MB would not fit; the toolkit's NPP 13.0 is the same major version); a carried libstdc++ or glibc
+# 158 MB would not fit, nor libnppif.so.13 alone, 60 MB, which OpenCV's cudafilters and
+# npp_gaussian_bench both load; the toolkit's NPP 13.0 is the same major version); a carried libstdc++ or glibc
 # older than the host's would break the host's own libraries (NumPy, PyTorch) in our processes.
 host_only='^(linux-vdso\.so|ld-linux.*\.so|libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|libresolv\.so|libutil\.so|libgcc_s\.so|libstdc\+\+\.so|libcuda\.so|libnvidia-.*\.so|libnpp[a-z]*\.so)'
 mapfile -t elfs < <(find "$stage/bin" -type f; ls "$stage/lib/python/cv2/python-3/"*.so)
