@@ -25,6 +25,6 @@ while IFS= read -r file; do
     ' "$file")
     if [[ -n $out ]]; then echo "$out"; bad=1; fi
 done < <(grep -rl 'launchChecked(' src)
-launches=$(grep -rh 'launchChecked("' src | grep -vc '^[[:space:]]*//' || true)
+launches=$(grep -rh 'launchChecked(' src | grep -v '^[[:space:]]*//' | grep -vc 'void launchChecked' || true)
 if ((bad)); then echo "check-launches: FAIL"; exit 1; fi
 echo "check-launches: $launches launches in src/, each through launchChecked()"

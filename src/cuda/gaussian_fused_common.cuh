@@ -358,6 +358,29 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
 
 // ---- host: the launchers' shared dispatch and tap packing -------------------------------------
 
+// The CUDA-core kernels' grids (src/paths/fused, fused_large): tiles across by strips of `rows`
+// rows. One image: `across` tiles of its row, its height. A batch (BatchLaunch): blockIdx.z the
+// image, the grid covering the launch's widest and tallest image, one launch per kMaxGridZ images.
+// Each kernel opts in once per device for the shared memory it asks for.
+template <class Kernel, class... Args>
+void launchStrips(const char* name, Kernel kernel, std::atomic<uint64_t>& optedIn, int threads, size_t smem, long long across,
+                  int height, int rows, cudaStream_t stream, const Args&... args)
+{
+    optInSharedMemory(kernel, smem, optedIn);
+    const dim3 grid(static_cast<unsigned>(across), ::min((height + rows - 1) / rows, kMaxGridY));
+    launchChecked(name, kernel, grid, threads, smem, stream, args...);
+}
+template <class Kernel>
+void launchStrips(const char* name, Kernel kernel, std::atomic<uint64_t>& optedIn, int threads, size_t smem, const BatchLaunch& b,
+                  int rows, cudaStream_t stream)
+{
+    optInSharedMemory(kernel, smem, optedIn);
+    const int strips = ::min((b.maxHeight + rows - 1) / rows, kMaxGridY);
+    for (int first = 0; first < b.count; first += kMaxGridZ)
+        launchChecked(name, kernel, dim3(static_cast<unsigned>(b.blocksAcross), strips, ::min(b.count - first, kMaxGridZ)), threads,
+                      smem, stream, b.items + first);
+}
+
 // f(std::integral_constant<int, Cn>()) for 1 to 4 channels (f checks its launches).
 template <class F>
 void forChannels(int channels, F&& f)

@@ -257,11 +257,9 @@ void launchInstanceRows(const BlurCall& p, const typename TapsFor<typename Depth
     static_assert(static_cast<size_t>(Rows) * G::kStride * sizeof(W) <= tile::sharedBytes<Tile>(Depth),
                   "the path choice's shared memory bounds this kernel's");
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedTile<Depth, Cn, R, Padded, Rows>, smem, optedIn);
-    const long long elements = static_cast<long long>(p.width) * Cn;
-    const int strips = (p.height + G::kRows - 1) / G::kRows;
-    const dim3 grid(static_cast<unsigned>((elements + G::kTile - 1) / G::kTile), ::min(strips, kMaxGridY));
-    launchChecked(FusedPath::kKernel, fusedTile<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, p, taps);
+    const long long across = (static_cast<long long>(p.width) * Cn + G::kTile - 1) / G::kTile;
+    launchStrips(FusedPath::kKernel, fusedTile<Depth, Cn, R, Padded, Rows>, optedIn, kThreads, smem, across, p.height, G::kRows,
+                 stream, p, taps);
 }
 
 // 8U takes 8-row strips where 16-row ones leave the GPU short of blocks (FusedTile::stripRows).
@@ -285,13 +283,7 @@ void launchBatchRows(const BatchLaunch& b, cudaStream_t stream)
 {
     const size_t smem = static_cast<size_t>(Rows) * Geometry<Depth, Cn, 1, Rows>::kStride * sizeof(typename DepthPolicy<Depth>::Work);
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedTileBatch<Depth, Cn, R, Padded, Rows>, smem, optedIn);
-    const int strips = (b.maxHeight + Rows - 1) / Rows;
-    for (int first = 0; first < b.count; first += kMaxGridZ)
-    {
-        const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        launchChecked(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows>, grid, kThreads, smem, stream, b.items + first);
-    }
+    launchStrips(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows>, optedIn, kThreads, smem, b, Rows, stream);
 }
 
 template <int Depth, int Cn, int R, bool Padded>

@@ -408,13 +408,7 @@ void launchLargeBatch(const BatchLaunch& b, cudaStream_t stream)
     typedef LargeGeometry<Depth, Cn> G;
     const size_t smem = tile::sharedBytes<Tile>(Depth);
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedLargeTileBatch<Depth, Cn>, smem, optedIn);
-    const int strips = (b.maxHeight + G::kRows - 1) / G::kRows;
-    for (int first = 0; first < b.count; first += kMaxGridZ)
-    {
-        const dim3 grid(static_cast<unsigned>(b.blocksAcross), ::min(strips, kMaxGridY), ::min(b.count - first, kMaxGridZ));
-        launchChecked(FusedLargePath::kBatchKernel, fusedLargeTileBatch<Depth, Cn>, grid, kThreads, smem, stream, b.items + first);
-    }
+    launchStrips(FusedLargePath::kBatchKernel, fusedLargeTileBatch<Depth, Cn>, optedIn, kThreads, smem, b, G::kRows, stream);
 }
 
 template <int Depth, int Cn>
@@ -427,13 +421,10 @@ void launchLarge(const BlurCall& p, const typename LargeTapsFor<typename DepthPo
     static_assert(static_cast<size_t>(G::kRows) * G::kStride * sizeof(W) == tile::sharedBytes<Tile>(Depth),
                   "the path choice's shared memory is this kernel's");
     static std::atomic<uint64_t> optedIn{0};
-    optInSharedMemory(fusedLargeTile<Depth, Cn>, smem, optedIn);
     // The kernel computes the same tile from taps.r (G::halo); the path's rule made sure it holds an item.
     const int tile = choice.tileOutputs;
-    const long long elements = static_cast<long long>(p.width) * Cn;
-    const int strips = (p.height + G::kRows - 1) / G::kRows;
-    const dim3 grid(static_cast<unsigned>((elements + tile - 1) / tile), ::min(strips, kMaxGridY));
-    launchChecked(FusedLargePath::kKernel, fusedLargeTile<Depth, Cn>, grid, kThreads, smem, stream, p, taps);
+    const long long across = (static_cast<long long>(p.width) * Cn + tile - 1) / tile;
+    launchStrips(FusedLargePath::kKernel, fusedLargeTile<Depth, Cn>, optedIn, kThreads, smem, across, p.height, G::kRows, stream, p, taps);
 }
 
 } // namespace
