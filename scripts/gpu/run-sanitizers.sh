@@ -7,7 +7,11 @@
 #                                            in DIR, from the wheel nvidia-cuda-sanitizer-api
 #                                            $SANITIZER_VERSION, default 13.0.*; ~42 MB; carry DIR
 #                                            to a bare GPU machine and point COMPUTE_SANITIZER at
-#                                            DIR/bin/compute-sanitizer)
+#                                            DIR/bin/compute-sanitizer; a machine's own toolkit copy
+#                                            comes first: on the lent H100, 2026-12-07, the wheel's
+#                                            2025.3.1 stopped every target, a PyTorch one included,
+#                                            "before first instrumented API call", while
+#                                            /usr/local/cuda/bin/compute-sanitizer worked)
 #
 #   BUNDLE_DIR  unpacked cudaimage-gpu-bundle (bin/opencv_test_cudaimage, lib/)
 #   OUT         where the logs go (default ./sanitizer-results): OUT/<tool>.log, OUT/summary.txt
