@@ -20,8 +20,10 @@ same rule for every peer; BORDER_REPLICATE):
 Peers, each as its users would call it, on the same torch stream:
   ours         cv2.cudaimage.tensor.gaussian_blur_batch(x, sigmas, out=y) (varsize:
                GaussianBatchFilter.apply on a list of GpuMats over torch tensors); beside it
-               ours-new-sigmas (new per-image sigmas every call) and ours-stacked
-               (GaussianBatchFilter.applyStacked on GpuMat views made once: the C++ call alone)
+               ours-new-sigmas (new per-image sigmas every call), ours-stacked
+               (GaussianBatchFilter.applyStacked on GpuMat views made once: the C++ call alone) and
+               ours-device-sigma (applyStackedDeviceSigma with a CUDA sigma tensor redrawn on the
+               device before every call, one kernel size: the largest sigma's)
   loop         one cv2.cuda.createGaussianBlur filter per image (made outside the timing), apply()
                on each image in turn, dst preallocated
   kornia       kornia.filters.gaussian_blur2d(x, (k, k), sigma (B, 2) tensor, "replicate",
@@ -185,18 +187,20 @@ def main():
             cn = t.shape[2] if t.dim() == 3 else 1
             return cv2.cuda.createGpuMatFromCudaMemory(hh, ww, cv2.CV_MAKETYPE(depth, cn), t.data_ptr(), t.stride(0) * t.element_size())
 
-        def check(results, name):
-            """Images 0..7 against cv2.GaussianBlur: (differing fraction, max |diff| (relative for float))."""
+        def check(results, name, kfix=None):
+            """Images 0..7 against cv2.GaussianBlur: (differing fraction, max |diff| (relative for float));
+            kfix: one kernel size for every image instead of each sigma's."""
             diff = tot = 0
             worst = 0.0
             for i in range(8):
                 src = hosts[i]
                 got = results(i)
+                k = kfix or ks[i]
                 if layout == "NCHW":
-                    want = np.stack([cv2.GaussianBlur(src[k], (ks[i], ks[i]), sigmas[i], borderType=cv2.BORDER_REPLICATE)
-                                     for k in range(c)])
+                    want = np.stack([cv2.GaussianBlur(src[p], (k, k), sigmas[i], borderType=cv2.BORDER_REPLICATE)
+                                     for p in range(c)])
                 else:
-                    want = cv2.GaussianBlur(src, (ks[i], ks[i]), sigmas[i], borderType=cv2.BORDER_REPLICATE).reshape(src.shape)
+                    want = cv2.GaussianBlur(src, (k, k), sigmas[i], borderType=cv2.BORDER_REPLICATE).reshape(src.shape)
                 d = np.abs(want.astype(np.float64) - got.astype(np.float64).reshape(want.shape))
                 if dtype == np.float32:
                     worst = max(worst, float(d.max()) / max(1.0, float(np.abs(src).max())))
@@ -207,11 +211,13 @@ def main():
                 tot += d.size
             return diff / tot, worst
 
-        def run_peer(name, fn, results, note=""):
+        def run_peer(name, fn, results, note="", kfix=None, timed=None):
+            """fn: the call checked for exactness; timed (default fn): the call timed."""
             try:
                 fn()
                 torch.cuda.synchronize()
-                frac, worst = check(results, name)
+                frac, worst = check(results, name, kfix)
+                fn = timed or fn
                 ms = time_gpu(fn)
                 hms = host_time(fn)
                 # Back to back (a training loop's view): 10 calls between the events, per call.
@@ -236,10 +242,10 @@ def main():
                 sl = [float(s) for s in sigmas]
                 run_peer("ours", lambda: cit.gaussian_blur_batch(x, sl, out=y, layout=layout), get_y,
                          "cv2.cudaimage.tensor.gaussian_blur_batch")
-                # New sigmas in every call (an augmentation pipeline): the taps are built on the host each time.
+                # New sigmas in every call (an augmentation pipeline): their taps are built on the device.
                 fresh = iter(range(1, 10 ** 9))
                 run_peer("ours-new-sigmas", lambda: cit.gaussian_blur_batch(x, [s * (1 + 1e-9 * next(fresh)) for s in sl], out=y, layout=layout),
-                         get_y, "new per-image sigmas in every call (taps built on the host per call)")
+                         get_y, "new per-image sigmas in every call (taps built on the device per call)")
                 # The same batch without the Python wrapper (views, layout, stream made once): the
                 # C++ call's host part alone, to tell the two apart.
                 planes = c if layout == "NCHW" else 1
@@ -251,6 +257,25 @@ def main():
                 slp = [s for s in sl for _ in range(planes)]
                 run_peer("ours-stacked", lambda: fs.applyStacked(gsx, gsy, h, slp, [], [], cvs), get_y,
                          "GaussianBatchFilter.applyStacked on GpuMat views made once (no Python wrapper)")
+                # Sigmas on the device, drawn there before every call (a training loop's
+                # torch.empty(n, device="cuda").uniform_()), one kernel size for the batch (the
+                # largest sigma's, as a transform's kernel_size): no host work per image.
+                if hasattr(fs, "applyStackedDeviceSigma"):
+                    kmax = cv2.cuda.gaussianKernelSize(float(smax), depth)
+                    sdev = torch.tensor(sigmas, dtype=torch.float32, device="cuda")
+                    sigmas_checked = sdev.cpu().double().numpy()
+                    gsig = cv2.cuda.createGpuMatFromCudaMemory(1, n, cv2.CV_32FC1, sdev.data_ptr())
+                    none = cv2.cuda.GpuMat()
+                    saved = sigmas.copy()
+                    sigmas[:] = sigmas_checked   # the float32 values the device reads, for the check
+                    def draw_and_blur():
+                        sdev.uniform_(0.1, smax)
+                        fs.applyStackedDeviceSigma(gsx, gsy, h, gsig, none, (kmax, kmax), cvs)
+                    run_peer("ours-device-sigma", lambda: fs.applyStackedDeviceSigma(gsx, gsy, h, gsig, none, (kmax, kmax), cvs),
+                             get_y, "sigma a CUDA tensor drawn on the device before every call (its uniform_ inside the "
+                             "time), ksize %d for every image (exactness: against cv2.GaussianBlur with that ksize)" % kmax,
+                             kfix=kmax, timed=draw_and_blur)
+                    sigmas[:] = saved
         if "loop" in peers:
             if layout == "NCHW":
                 filters = [cv2.cuda.createGaussianBlur(cv2.CV_32FC1, -1, (0, 0), float(s)) for s in sigmas]

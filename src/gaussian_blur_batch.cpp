@@ -19,6 +19,7 @@
 #include "gaussian_call.hpp"
 #include "gaussian_filter_options.hpp"
 #include "gaussian_paths.hpp"
+#include "softdouble_exp.hpp"
 #include "upload_staging.hpp"
 #include "cuda/stream_scratch.hpp"
 
@@ -73,12 +74,37 @@ struct PathTaps
 struct KernelEntry
 {
     KernelArgs args;
-    FilterTaps taps;
+    FilterTaps taps;                      //!< empty while deviceTaps and no image needed them on the host
     FilterShape shape;
     PathChoice choice[2][2];              //!< [one row or column][dst in the source's allocation]
     bool chosen[2][2] = {{false, false}, {false, false}};
     std::map<int, PathTaps> batchTaps;    //!< by path index
+    // A kernel of one call whose batch taps the device builds (batch_tap_maker.cuh): its size and
+    // sigmas (host values, after OpenCV's rules, or indices into the call's device sigmas).
+    bool deviceTaps = false;
+    Size ksize;
+    double sigmaX = 0, sigmaY = 0;
+    int sigmaIndexX = -1, sigmaIndexY = -1;
+    bool job = false;                     //!< this call's job list has it
+    size_t jobOffset = 0;                 //!< where its taps go in this call's device buffer
 };
+
+/** Below this sigma a fixed-point kernel may put all its weight on the centre tap (1 << bits, which
+ * the byte-product paths refuse), so the host builds its taps to know: the largest such sigma of
+ * any kernel of 3 to 257 taps is 0.282 for 8 bits and 0.204 for 16 (swept in steps of 0.002). */
+inline double sigmaWithTapsBelowOne(int depth) { return depth == CV_8U ? 0.4 : 0.3; }
+
+/** Whether every fixed-point tap of cv::getGaussianKernel(n, sigma) is surely below 1 << bits
+ * (tapsBelowOne) without building it: a sigma <= 0 takes OpenCV's fixed kernels or a sigma of at
+ * least 2 (n >= 11); a positive one from sigmaWithTapsBelowOne. */
+inline bool tapsSurelyBelowOne(int depth, int n, double sigma)
+{
+    if (fixedPointBits(depth) == 0)
+        return true;
+    if (n == 1)
+        return false;
+    return !(sigma > 0) || sigma >= sigmaWithTapsBelowOne(depth);
+}
 
 /** A value list of the batch API: empty (the default), one value (every image) or one per image. */
 template <class T>
@@ -103,6 +129,14 @@ void forKernels(size_t n, F&& body)
 
 template <class T>
 T pick(const std::vector<T>& v, size_t i, const T& fallback) { return v.empty() ? fallback : v.size() == 1 ? v[0] : v[i]; }
+
+/** Device arrays of per-image sigmas (applyStackedDeviceSigma), read by the tap maker. */
+struct DeviceSigmas
+{
+    const void* x = nullptr;
+    const void* y = nullptr;
+    int xType = CV_64F, yType = CV_64F;
+};
 
 class GaussianBatchFilterImpl CV_FINAL : public GaussianBatchFilter
 {
@@ -199,12 +233,123 @@ public:
         const int n = src.rows / imageRows;
         std::lock_guard<std::mutex> lock(mutex_);
         std::vector<const KernelEntry*> kernels = checkedKernels(static_cast<size_t>(n), sigmaX, sigmaY, ksize, f);
+        enqueueStacked(src, dst, imageRows, kernels, stream, f, DeviceSigmas());
+    }
+
+    void applyStackedDeviceSigma(const GpuMat& src, GpuMat& dst, int imageRows, const GpuMat& sigmaX, const GpuMat& sigmaY,
+                                 Size ksize, Stream& stream) CV_OVERRIDE
+    {
+        static const char* const f = "cv::cuda::GaussianBatchFilter::applyStackedDeviceSigma";
+        if (src.empty())
+            CV_Error_(Error::StsBadArg, ("%s: src is empty", f));
+        if (src.type() != srcType_)
+            CV_Error_(Error::StsUnmatchedFormats, ("%s: src type is %s but the filter was created for srcType %s", f,
+                                                   typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
+        if (imageRows <= 0 || src.rows % imageRows != 0)
+            CV_Error_(Error::StsBadArg, ("%s: imageRows is %d for src of %d rows; allowed: a divisor of src.rows above 0",
+                                         f, imageRows, src.rows));
+        if (imageRows < 2 || src.cols < 2)
+            CV_Error_(Error::StsBadSize, ("%s: the images are %d x %d; allowed: at least 2 x 2 (a single row or column "
+                                          "takes a path whose taps are built on the host)", f, src.cols, imageRows));
+        const int n = src.rows / imageRows;
+        auto checkSigmas = [&](const GpuMat& m, const char* name, bool optional) {
+            if (m.empty())
+            {
+                if (optional)
+                    return;
+                CV_Error_(Error::StsBadArg, ("%s: %s is empty; allowed: a device array of 1 or of a divisor of %d values", f, name, n));
+            }
+            if (m.type() != CV_32FC1 && m.type() != CV_64FC1)
+                CV_Error_(Error::StsUnsupportedFormat, ("%s: %s type is %s; allowed: CV_32FC1 or CV_64FC1", f, name,
+                                                        typeToString(m.type()).c_str()));
+            if (!m.isContinuous())
+                CV_Error_(Error::StsBadArg, ("%s: %s is not continuous; allowed: one row or one column, or a continuous matrix", f, name));
+            const size_t count = static_cast<size_t>(m.size().area());
+            if (count > static_cast<size_t>(n) || n % static_cast<int>(count) != 0)
+                CV_Error_(Error::StsUnmatchedSizes, ("%s: %s has %zu values for %d images; allowed: 1 or a divisor of %d "
+                                                     "(each value serves N / count consecutive images)", f, name, count, n, n));
+        };
+        checkSigmas(sigmaX, "sigmaX", false);
+        checkSigmas(sigmaY, "sigmaY", true);
+        auto checkSize = [&](int k, const char* name) {
+            if (k < 1 || k > kMaxBatchTaps || k % 2 == 0)
+                CV_Error_(Error::StsOutOfRange, ("%s: ksize.%s is %d; allowed: odd, 1 to %d (the kernel size is not derived "
+                                                 "from sigmas that stay on the device)", f, name, k, kMaxBatchTaps));
+        };
+        checkSize(ksize.width, "width");
+        checkSize(ksize.height, "height");
+        if (ksize.width == 1 && ksize.height == 1)
+            CV_Error_(Error::StsOutOfRange, ("%s: ksize is 1 x 1 (a copy); allowed: at least 3 in one direction", f));
+        if (!deviceTaps_)
+            CV_Error_(Error::StsNotImplemented, ("%s: this host's floating-point environment failed the exp self-check "
+                                                 "(softdouble_exp.hpp), so taps cannot be built on the device", f));
+        checkNoPartialOverlap(src, dst, dstType_, f);
+        std::lock_guard<std::mutex> lock(mutex_);
+        // One kernel per distinct pair of sigma indices (consecutive images share it).
+        const int perX = n / static_cast<int>(sigmaX.size().area());
+        const int perY = sigmaY.empty() ? 0 : n / static_cast<int>(sigmaY.size().area());
+        const bool fixedPoint = fixedPointBits(CV_MAT_DEPTH(srcType_)) > 0;
+        callKernels_.clear();
+        callKernels_.reserve(static_cast<size_t>(n));
+        std::vector<const KernelEntry*> kernels(static_cast<size_t>(n));
+        for (int i = 0; i < n; i++)
+        {
+            const int ix = i / perX, iy = perY ? i / perY : -1;
+            if (i > 0 && callKernels_.back().sigmaIndexX == ix && callKernels_.back().sigmaIndexY == iy)
+            {
+                kernels[i] = &callKernels_.back();
+                continue;
+            }
+            callKernels_.emplace_back();
+            KernelEntry& e = callKernels_.back();
+            e.deviceTaps = true;
+            e.ksize = ksize;
+            e.sigmaIndexX = ix;
+            e.sigmaIndexY = iy;
+            e.shape = filterShape(ksize, !fixedPoint, !fixedPoint, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
+            kernels[i] = &e;
+        }
+        DeviceSigmas sigmas;
+        sigmas.x = sigmaX.data;
+        sigmas.xType = CV_MAT_DEPTH(sigmaX.type());
+        sigmas.y = sigmaY.empty() ? nullptr : sigmaY.data;
+        sigmas.yType = sigmaY.empty() ? CV_64F : CV_MAT_DEPTH(sigmaY.type());
+        enqueueStacked(src, dst, imageRows, kernels, stream, f, sigmas);
+    }
+
+private:
+    /** The stacked images of applyStacked and applyStackedDeviceSigma, each with its kernel, to run(). */
+    void enqueueStacked(const GpuMat& src, GpuMat& dst, int imageRows, const std::vector<const KernelEntry*>& kernels,
+                        Stream& stream, const char* f, const DeviceSigmas& sigmas)
+    {
+        const int n = src.rows / imageRows;
         // Every image has image 0's size: one check, with the largest kernel.
         int tallest = 0;
         for (int i = 0; i < n; i++)
             tallest = std::max(tallest, 2 * kernels[i]->shape.ry + 1);
         checkImageFits(GpuMat(imageRows, src.cols, src.type(), src.data, src.step), srcType_, tallest, f);
         device_.check(src, dst, stream, f);   // first CUDA call
+        if (sigmas.x)
+        {
+            // Device sigmas: every image must take a batched path (the taps of the others are
+            // built on the host). A stacked image is never one row or column here, nor written
+            // inside its source (in place reads a copy), so the kernel's choice is the image's.
+            const DeviceLimits& limits = deviceLimits();
+            PathQuery q;
+            q.batch = true;
+            q.depth = CV_MAT_DEPTH(srcType_);
+            q.channels = CV_MAT_CN(srcType_);
+            q.floatOutput = CV_MAT_DEPTH(dstType_) == CV_32F && q.depth != CV_32F;
+            setKernel(q, kernels[0]->shape);
+            q.sharedMemOptIn = limits.sharedMemOptIn;
+            q.multiprocessors = limits.multiprocessors;
+            q.computeCapability = limits.computeCapability;
+            const PathChoice* c = choiceFor(const_cast<KernelEntry*>(kernels[0]), q);
+            if (!GaussianPaths::batched(c->index))
+                CV_Error_(Error::StsOutOfRange, ("%s: ksize %d x %d with %d channels takes the %s path, whose taps are built "
+                                                 "on the host; device sigmas take the batched paths only (a smaller ksize)",
+                                                 f, kernels[0]->ksize.width, kernels[0]->ksize.height, q.channels, c->name));
+        }
         const GpuMat keep = src;
         dst.create(src.size(), dstType_);
         // In place: the images read a stream-ordered copy of the source (one copy, and the batch
@@ -244,10 +389,9 @@ public:
             setKernel(q, k->shape);
             w.choice = choiceFor(k, q);
         }
-        run(work, stream);
+        run(work, stream, sigmas);
     }
 
-private:
     typedef std::unordered_map<KernelArgs, KernelEntry, KernelArgsHash> KernelCache;
 
     /** Every image's kernel (checked, under the caller's index), from the filter's cache. A kernel
@@ -262,6 +406,9 @@ private:
         checkListSize(sigmaY, n, f, "sigmaY");
         checkListSize(ksize, n, f, "ksize");
         std::vector<const KernelEntry*> out(n);
+        callKernels_.clear();
+        callKernels_.reserve(n);                 // no reallocation: out keeps pointers into it
+        const int depth = CV_MAT_DEPTH(srcType_);
         KernelCache fresh;                       // kernels first seen in this call
         std::vector<KernelEntry*> freshList;     // the same, in order, for the taps below
         const bool perImage = sigmaX.size() > 1 || sigmaY.size() > 1 || ksize.size() > 1;
@@ -292,6 +439,22 @@ private:
                 if (it == fresh.end())
                 {
                     checkKernel(k, i, f);
+                    // A kernel the device can build: no taps on the host, and no cache entry.
+                    const GaussianShape g = resolveShape(depth, k.ksize, k.sigmaX, k.sigmaY);
+                    if (deviceTaps_ && std::max(g.ksize.width, g.ksize.height) <= kMaxBatchTaps &&
+                        tapsSurelyBelowOne(depth, g.ksize.width, g.sigmaX) && tapsSurelyBelowOne(depth, g.ksize.height, g.sigmaY))
+                    {
+                        callKernels_.emplace_back();
+                        KernelEntry& e = callKernels_.back();
+                        e.args = k;
+                        e.deviceTaps = true;
+                        e.ksize = g.ksize;
+                        e.sigmaX = g.sigmaX;
+                        e.sigmaY = g.sigmaY;
+                        e.shape = filterShape(g.ksize, true, true, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
+                        out[i] = &e;
+                        continue;
+                    }
                     it = fresh.emplace(k, KernelEntry()).first;
                     it->second.args = k;
                     freshList.push_back(&it->second);
@@ -394,7 +557,8 @@ private:
         BlurCall call;
         KernelEntry* kernel = nullptr;
         const PathChoice* choice = nullptr;
-        PathTaps* taps = nullptr;
+        PathTaps* taps = nullptr;   //!< host-built batch taps
+        bool batched = false;       //!< on its path's batched kernel (taps from the host or the device)
     };
 
     /** Kernel k's path for an image of query q. The choice depends on the kernel and on whether
@@ -403,6 +567,16 @@ private:
     const PathChoice* choiceFor(KernelEntry* k, const PathQuery& q)
     {
         const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
+        if (k->deviceTaps)
+        {
+            // A kernel of one call: the choice kept by what it depends on, for every call.
+            const ChoiceKey key{k->shape.rx, k->shape.ry, k->shape.horizontalTapsBelowOne, k->shape.verticalTapsBelowOne,
+                                unit, inside};
+            auto it = choices_.find(key);
+            if (it == choices_.end())
+                it = choices_.emplace(key, choosePath(q, deviceLimits().paths, options_)).first;
+            return &it->second;
+        }
         if (!k->chosen[unit][inside])
         {
             k->choice[unit][inside] = choosePath(q, deviceLimits().paths, options_);
@@ -411,21 +585,35 @@ private:
         return &k->choice[unit][inside];
     }
 
-    /** Enqueues the batch: descriptors uploaded once, one launch per (path, instance). */
-    void run(std::vector<ImageWork>& images, Stream& stream)
+    /** Enqueues the batch: descriptors uploaded once, the device's taps built by one launch per
+     * path that has such kernels, one launch per (path, instance). */
+    void run(std::vector<ImageWork>& images, Stream& stream, const DeviceSigmas& sigmas = DeviceSigmas())
     {
         const cudaStream_t s = StreamAccessor::getStream(stream);
         const DeviceLimits& limits = deviceLimits();
         const size_t n = images.size();
+        const int depth = CV_MAT_DEPTH(srcType_), channels = CV_MAT_CN(srcType_);
 
-        // Batch taps a kernel lacks for its path, built (over the host's threads) before any joins
-        // its kernel: a throw leaves every kernel as it was.
+        // A kernel the device builds but whose image takes a path without a batched kernel (in
+        // place, one row or column, a radius beyond the batched kernels) gets its taps here.
+        for (ImageWork& im : images)
+        {
+            im.batched = GaussianPaths::batched(im.choice->index);
+            if (!im.batched && im.kernel->deviceTaps && im.kernel->taps.x.real.empty())
+            {
+                CV_Assert(im.kernel->sigmaIndexX < 0);   // device sigmas take batched paths only (checked)
+                im.kernel->taps = filterTaps(srcType_, im.kernel->ksize, im.kernel->sigmaX, im.kernel->sigmaY);
+            }
+        }
+
+        // Batch taps a host-built kernel lacks for its path, built (over the host's threads) before
+        // any joins its kernel: a throw leaves every kernel as it was.
         std::vector<std::pair<KernelEntry*, int>> freshTaps;   // (kernel, path), each once
         for (size_t i = 0; i < n; i++)
         {
             const ImageWork& im = images[i];
             const std::pair<KernelEntry*, int> key(im.kernel, im.choice->index);
-            if (GaussianPaths::batched(key.second) && !key.first->batchTaps.count(key.second) &&
+            if (im.batched && !key.first->deviceTaps && !key.first->batchTaps.count(key.second) &&
                 (freshTaps.empty() || freshTaps.back() != key))
                 freshTaps.push_back(key);
         }
@@ -438,21 +626,30 @@ private:
         });
         for (size_t j = 0; j < freshTaps.size(); j++)
             freshTaps[j].first->batchTaps[freshTaps[j].second].taps = std::move(built[j]);
-        for (size_t i = 0; i < n; i++)
-        {
-            ImageWork& im = images[i];
-            im.taps = GaussianPaths::batched(im.choice->index) ? &im.kernel->batchTaps.find(im.choice->index)->second : nullptr;
-        }
+        for (ImageWork& im : images)
+            if (im.batched && !im.kernel->deviceTaps)
+                im.taps = &im.kernel->batchTaps.find(im.choice->index)->second;
 
         // Groups: (path, instance) -> images, in order of first appearance (a few groups: a list).
         struct Group { int path, instance; std::vector<size_t> images; };
         std::vector<Group> groups;
+        std::vector<int> layoutBytes(n, 0);
         size_t itemCount = 0;
         for (size_t i = 0; i < n; i++)
         {
-            if (!images[i].taps)
+            ImageWork& im = images[i];
+            if (!im.batched)
                 continue;
-            const int path = images[i].choice->index, instance = images[i].taps->taps.instance;
+            const int path = im.choice->index;
+            int instance;
+            if (im.kernel->deviceTaps)
+            {
+                const BatchTapsLayout l = GaussianPaths::batchLayout(path, depth, channels, im.kernel->shape.rx, im.kernel->shape.ry);
+                instance = l.instance;
+                layoutBytes[i] = l.bytes;
+            }
+            else
+                instance = im.taps->taps.instance;
             auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.path == path && x.instance == instance; });
             if (g == groups.end())
                 g = groups.insert(groups.end(), Group{path, instance, {}});
@@ -462,31 +659,75 @@ private:
 
         if (!groups.empty())
         {
-            // Layout: every item, then every distinct taps struct once (placed by this call's id).
+            // Layout: every item, every distinct host-built taps struct once (placed by this call's
+            // id), the device's tap jobs by path, then the taps they build (not uploaded).
             const uint64_t call = ++calls_;
             size_t total = alignUp(itemCount * sizeof(BatchItem));
             std::vector<const PathTaps*> distinct;
-            for (ImageWork& im : images)
-                if (im.taps && im.taps->call != call)
+            std::vector<std::pair<int, KernelEntry*>> jobs;   // (path, kernel), each kernel once
+            for (size_t i = 0; i < n; i++)
+            {
+                ImageWork& im = images[i];
+                if (!im.batched)
+                    continue;
+                if (im.kernel->deviceTaps)
+                {
+                    if (!im.kernel->job)
+                    {
+                        im.kernel->job = true;
+                        jobs.emplace_back(im.choice->index, im.kernel);
+                    }
+                }
+                else if (im.taps->call != call)
                 {
                     im.taps->call = call;
                     im.taps->offset = total;
                     total += alignUp(im.taps->taps.bytes.size());
                     distinct.push_back(im.taps);
                 }
+            }
+            std::stable_sort(jobs.begin(), jobs.end(), [](const std::pair<int, KernelEntry*>& a, const std::pair<int, KernelEntry*>& b) {
+                return a.first < b.first;
+            });
+            const size_t jobsAt = total;
+            total += alignUp(jobs.size() * sizeof(BatchTapJob));
+            const size_t uploaded = total;
+            std::vector<int> jobBytes(jobs.size());
+            for (size_t j = 0; j < jobs.size(); j++)
+            {
+                KernelEntry* k = jobs[j].second;
+                jobBytes[j] = GaussianPaths::batchLayout(jobs[j].first, depth, channels, k->shape.rx, k->shape.ry).bytes;
+                k->jobOffset = total;
+                total += alignUp(static_cast<size_t>(jobBytes[j]));
+            }
 
             StreamScratch device(total, s);
-            unsigned char* host = staging_.acquire(total);
+            unsigned char* host = staging_.acquire(uploaded);
             for (const PathTaps* t : distinct)
                 std::memcpy(host + t->offset, t->taps.bytes.data(), t->taps.bytes.size());
+            BatchTapJob* hostJobs = reinterpret_cast<BatchTapJob*>(host + jobsAt);
+            for (size_t j = 0; j < jobs.size(); j++)
+            {
+                const KernelEntry* k = jobs[j].second;
+                BatchTapJob& job = hostJobs[j];
+                job = BatchTapJob();
+                job.out = device.data() + k->jobOffset;
+                job.bytes = jobBytes[j];
+                job.ksizeX = k->ksize.width;
+                job.ksizeY = k->ksize.height;
+                job.sigmaX = k->sigmaX;
+                job.sigmaY = k->sigmaY;
+                job.sigmaIndexX = k->sigmaIndexX;
+                job.sigmaIndexY = k->sigmaIndexY;
+            }
             BatchItem* hostItems = reinterpret_cast<BatchItem*>(host);
             std::vector<BatchLaunch> launches;
             size_t at = 0;
             for (const Group& g : groups)
             {
                 BatchLaunch b;
-                b.depth = CV_MAT_DEPTH(srcType_);
-                b.channels = CV_MAT_CN(srcType_);
+                b.depth = depth;
+                b.channels = channels;
                 b.instance = g.instance;
                 b.multiprocessors = limits.multiprocessors;
                 b.forcedStripRows = images[g.images[0]].choice->forcedStripRows;   // the filter's option
@@ -497,7 +738,7 @@ private:
                     const ImageWork& im = images[i];
                     BatchItem& item = hostItems[at++];
                     std::memcpy(&item.call, &im.call, sizeof(BlurCall));
-                    item.taps = device.data() + im.taps->offset;
+                    item.taps = device.data() + (im.kernel->deviceTaps ? im.kernel->jobOffset : im.taps->offset);
                     const long long elements = static_cast<long long>(im.call.width) * im.call.channels;
                     b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice->tileOutputs - 1) / im.choice->tileOutputs));
                     b.maxHeight = std::max(b.maxHeight, im.call.height);
@@ -512,18 +753,41 @@ private:
                 }
                 launches.push_back(b);
             }
-            staging_.upload(device.data(), total, s);
+            staging_.upload(device.data(), uploaded, s);
+            for (size_t j = 0; j < jobs.size();)
+            {
+                size_t end = j;
+                while (end < jobs.size() && jobs[end].first == jobs[j].first)
+                    end++;
+                BatchTapJobs list;
+                list.jobs = reinterpret_cast<const BatchTapJob*>(device.data() + jobsAt) + j;
+                list.count = static_cast<int>(end - j);
+                list.depth = depth;
+                list.channels = channels;
+                list.sigmaX = sigmas.x;
+                list.sigmaY = sigmas.y;
+                list.sigmaXType = sigmas.xType;
+                list.sigmaYType = sigmas.yType;
+                list.exp = softdoubleExpConstants();
+                GaussianPaths::makeBatchTaps(jobs[j].first, list, s);
+                j = end;
+            }
             for (size_t k = 0; k < launches.size(); k++)
                 GaussianPaths::launchBatch(groups[k].path, launches[k], s);
         }
 
         // Images without a batched path (in place, one row or column, radius beyond the single kernels).
         for (size_t i = 0; i < n; i++)
-            if (!images[i].taps)
+            if (!images[i].batched)
                 GaussianPaths::launchOne(images[i].choice->index, images[i].kernel->taps, images[i].call, *images[i].choice, s);
     }
 
     static constexpr size_t kMaxCachedKernels = 4096;
+    typedef std::tuple<int, int, bool, bool, int, int> ChoiceKey;   //!< rx, ry, taps below one (x, y), unit, inside
+
+    bool deviceTaps_ = softdoubleExpInHardware();   //!< the exp's constants passed the host's self-check
+    std::vector<KernelEntry> callKernels_;            //!< the current call's kernels that the device builds
+    std::map<ChoiceKey, PathChoice> choices_;
 
     int srcType_ = 0, dstType_ = 0;
     int rowBorderMode_ = BORDER_REPLICATE, columnBorderMode_ = -1;

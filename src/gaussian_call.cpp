@@ -50,7 +50,8 @@ FilterTaps filterTaps(int srcType, Size ksize, double sigmaX, double sigmaY)
     return f;
 }
 
-FilterShape filterShape(const FilterTaps& taps, int srcType, int dstType, int rowBorderMode, int columnBorderMode)
+FilterShape filterShape(Size ksize, bool horizontalTapsBelowOne, bool verticalTapsBelowOne, int srcType, int dstType,
+                        int rowBorderMode, int columnBorderMode)
 {
     FilterShape f;
     f.srcType = srcType;
@@ -60,11 +61,18 @@ FilterShape filterShape(const FilterTaps& taps, int srcType, int dstType, int ro
     f.isolated = ((rowBorderMode | columnBorderMode) & BORDER_ISOLATED) != 0;
     f.rowBorder = rowBorderMode & ~BORDER_ISOLATED;
     f.columnBorder = columnBorderMode & ~BORDER_ISOLATED;
-    f.rx = static_cast<int>(taps.x.real.size()) / 2;
-    f.ry = static_cast<int>(taps.y.real.size()) / 2;
-    f.horizontalTapsBelowOne = tapsBelowOne(taps.depth, taps.x.fixed);
-    f.verticalTapsBelowOne = tapsBelowOne(taps.depth, taps.y.fixed);
+    f.rx = ksize.width / 2;
+    f.ry = ksize.height / 2;
+    f.horizontalTapsBelowOne = horizontalTapsBelowOne;
+    f.verticalTapsBelowOne = verticalTapsBelowOne;
     return f;
+}
+
+FilterShape filterShape(const FilterTaps& taps, int srcType, int dstType, int rowBorderMode, int columnBorderMode)
+{
+    return filterShape(Size(static_cast<int>(taps.x.real.size()), static_cast<int>(taps.y.real.size())),
+                       tapsBelowOne(taps.depth, taps.x.fixed), tapsBelowOne(taps.depth, taps.y.fixed), srcType, dstType,
+                       rowBorderMode, columnBorderMode);
 }
 
 void checkImageFits(const GpuMat& src, int srcType, int ksizeHeight, const char* function)

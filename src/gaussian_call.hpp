@@ -42,6 +42,11 @@ CV_EXPORTS FilterTaps filterTaps(int srcType, Size ksize, double sigmaX, double 
  * columnBorderMode -1 is rowBorderMode, BORDER_ISOLATED in either makes the filter isolated. */
 FilterShape filterShape(const FilterTaps& taps, int srcType, int dstType, int rowBorderMode, int columnBorderMode);
 
+/** The same from the kernel's size and whether its fixed-point taps are below one (tapsBelowOne),
+ * for a kernel whose taps the device builds. */
+FilterShape filterShape(Size ksize, bool horizontalTapsBelowOne, bool verticalTapsBelowOne, int srcType, int dstType,
+                        int rowBorderMode, int columnBorderMode);
+
 /** Throws cv::Exception (StsOutOfRange) when `src`'s rows or row length exceed what the kernels
  * index (the two-pass path's scratch rows bound the row too). No CUDA call. */
 void checkImageFits(const GpuMat& src, int srcType, int ksizeHeight, const char* function);

@@ -74,16 +74,45 @@ struct PathList
     }
 
     /** A batched unit's taps for one filter as its batched kernel reads them (only the chosen unit
-     * prepares its taps: a batch's images may each have their own kernel). */
+     * prepares its taps: a batch's images may each have their own kernel), built on the host by
+     * the code the device's tap maker runs (prepareBatch). */
     static BatchTaps batchTaps(int index, const FilterTaps& f)
     {
         BatchTaps b;
         forUnit(index, [&](auto unit) {
             typedef typename decltype(unit)::type Unit;
             if constexpr (Unit::kBatched)
-                b = Unit::batchTaps(Unit::prepare(f), f.depth);
+            {
+                const KernelTaps k = spansOf(f);
+                const BatchTapsLayout l = Unit::batchLayout(f.depth, f.channels, k.x.radius(), k.y.radius());
+                b.instance = l.instance;
+                b.bytes.assign(static_cast<size_t>(l.bytes), 0);
+                Unit::prepareBatchOnHost(k, b.bytes.data());
+            }
         });
         return b;
+    }
+
+    /** A batched unit's taps layout for a kernel of radii rx, ry (no taps needed). */
+    static BatchTapsLayout batchLayout(int index, int depth, int channels, int rx, int ry)
+    {
+        BatchTapsLayout l;
+        forUnit(index, [&](auto unit) {
+            typedef typename decltype(unit)::type Unit;
+            if constexpr (Unit::kBatched)
+                l = Unit::batchLayout(depth, channels, rx, ry);
+        });
+        return l;
+    }
+
+    /** The batched unit's tap maker over `jobs` (src/cuda/batch_tap_maker.cuh). */
+    static void makeBatchTaps(int index, const BatchTapJobs& jobs, cudaStream_t stream)
+    {
+        forUnit(index, [&](auto unit) {
+            typedef typename decltype(unit)::type Unit;
+            if constexpr (Unit::kBatched)
+                Unit::makeBatchTaps(jobs, stream);
+        });
     }
 
     /** One launch of a batched unit's kernel over `b`'s images. */

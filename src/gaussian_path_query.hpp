@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 #include "opencv2/core/hal/interface.h"
 #include "gaussian_blur_call.hpp"
+#include "gaussian_kernel_bits.hpp"
 #include "gaussian_taps.hpp"
 #include "gaussian_tile.hpp"
 
@@ -34,6 +35,99 @@ struct FilterTaps
     int depth = CV_8U;
     int channels = 1;
     Taps1D x, y;
+};
+
+/** One direction's taps as a path's tap preparation reads them, on the host (a Taps1D's arrays)
+ * or on the device (the batch tap maker's shared memory): `size` (odd) real taps and, for the
+ * fixed-point depths, as many fixed-point ones. */
+struct TapSpan
+{
+    const double* real = nullptr;
+    const uint32_t* fixed = nullptr;
+    int size = 0;
+    CUDAIMAGE_HOST_DEVICE int radius() const { return size / 2; }
+};
+
+/** A kernel's taps in both directions, with the filter's depth and channels: what every unit's
+ * tap preparation takes (FilterTaps on the host, the tap maker's arrays on the device). */
+struct KernelTaps
+{
+    int depth = CV_8U;
+    int channels = 1;
+    TapSpan x, y;
+    CUDAIMAGE_HOST_DEVICE int radius() const { return x.radius() > y.radius() ? x.radius() : y.radius(); }
+};
+
+inline TapSpan spanOf(const Taps1D& t)
+{
+    TapSpan s;
+    s.real = t.real.data();
+    s.fixed = t.fixed.empty() ? nullptr : t.fixed.data();
+    s.size = static_cast<int>(t.real.size());
+    return s;
+}
+
+inline KernelTaps spansOf(const FilterTaps& f)
+{
+    KernelTaps k;
+    k.depth = f.depth;
+    k.channels = f.channels;
+    k.x = spanOf(f.x);
+    k.y = spanOf(f.y);
+    return k;
+}
+
+/** 8U fixed-point taps of `t` centred in out[0 .. 2R], zero outside; false when one does not fit
+ * a byte (a 1-tap or degenerate kernel has a tap of 256), which rules byte products (DP4A, IMMA)
+ * out. */
+CUDAIMAGE_HOST_DEVICE inline bool centredByteTaps(const TapSpan& t, int R, uint32_t* out)
+{
+    const int r = t.radius();
+    for (int m = 0; m <= 2 * R; m++)
+        out[m] = 0;
+    bool fits = true;
+    for (int m = 0; m <= 2 * r; m++)
+    {
+        out[R - r + m] = t.fixed[m];
+        fits = fits && t.fixed[m] <= 255;
+    }
+    return fits;
+}
+
+/** Where a batched unit's taps of one kernel go and which kernel instance they need (images of
+ * one instance share a launch): known from the kernel's size alone, so that the device can build
+ * the taps (src/cuda/batch_tap_maker.cuh) without the host computing them. */
+struct BatchTapsLayout
+{
+    int instance = 0;
+    int bytes = 0;    //!< the struct the batched kernel reads
+};
+
+/** The most taps of one direction the batched kernels take (radius 128), and so the tap maker. */
+constexpr int kMaxBatchTaps = 2 * 128 + 1;
+
+/** One kernel whose taps the device builds (src/cuda/batch_tap_maker.cuh): its size, its sigmas
+ * (host values, or indices into the launch's device arrays) and where its unit's struct goes. */
+struct BatchTapJob
+{
+    unsigned char* out = nullptr;   //!< device memory, 16-byte aligned, `bytes` long
+    int bytes = 0;
+    int ksizeX = 0, ksizeY = 0;     //!< odd, at most kMaxBatchTaps
+    double sigmaX = 0, sigmaY = 0;  //!< used where the index is negative; <= 0 as OpenCV's rules say
+    int sigmaIndexX = -1, sigmaIndexY = -1;
+};
+
+/** The jobs of one unit and depth, in device memory, and the device sigma arrays they index. */
+struct BatchTapJobs
+{
+    const BatchTapJob* jobs = nullptr;
+    int count = 0;
+    int depth = CV_8U;
+    int channels = 1;
+    const void* sigmaX = nullptr;   //!< device arrays of CV_32F or CV_64F values, or nullptr
+    const void* sigmaY = nullptr;
+    int sigmaXType = CV_64F, sigmaYType = CV_64F;
+    SoftdoubleExpConstants exp;     //!< softdoubleExpConstants()
 };
 
 /** What the choice of a path depends on: the filter, the call's images, the device. */

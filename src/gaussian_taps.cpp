@@ -1,4 +1,5 @@
 #include "precomp.hpp"
+#include <algorithm>
 #include <cmath>
 #include "gaussian_taps.hpp"
 #include "softdouble_exp.hpp"
@@ -64,33 +65,10 @@ std::vector<double> gaussianKernelBitExact(int n, double sigma)
     std::vector<double> out;
     if (sigma > 0 && n <= kLargestHardwareKernel && softdoubleExpInHardware())
     {
-        const double scale2X = -0.125 / rounded(sigma * sigma);
-        const int half = (n - 1) / 2;
         out.resize(n);
-        double sum = 0;
-        bool representable = true;
-        for (int i = 0, x = 1 - n; i < half; i++, x += 2)
-        {
-            const double v = softdoubleExpHardware(rounded(static_cast<double>(x * x) * scale2X));
-            representable = representable && v >= kSmallestHardwareTap;   // false for NaN too
-            out[i] = v;
-            sum = rounded(sum + v);
-        }
-        sum = rounded(sum * 2.0);
-        sum = rounded(sum + 1.0);
-        if ((n & 1) == 0)
-            sum = rounded(sum + 1.0);
-        const double mul1 = 1.0 / sum;
-        for (int i = 0; i < half; i++)
-        {
-            const double v = rounded(out[i] * mul1);
-            representable = representable && v >= kSmallestHardwareTap;
-            out[i] = out[n - 1 - i] = v;
-        }
-        out[half] = mul1;
-        if ((n & 1) == 0)
-            out[half + 1] = mul1;
-        if (representable)
+        gaussianKernelOf(softdoubleExpConstants(), n, sigma, out.data());
+        // A value near the subnormal range could meet a flushing FPU (NaN fails the test too).
+        if (std::all_of(out.begin(), out.end(), [](double v) { return v >= kSmallestHardwareTap; }))
             return out;
     }
     Mat k = getGaussianKernel(n, sigma, CV_64F);
@@ -105,23 +83,8 @@ Taps1D makeTaps(int ksize, double sigma, int fractionBits)
     if (fractionBits == 0)
         return t;
 
-    // Error diffusion as in OpenCV's getGaussianKernelFixedPoint_ED: walk the outer taps
-    // carrying the rounding error inwards; the centre tap takes whatever makes the sum exact.
-    // k[i] * 2^bits is exact in double, so the one rounding per step matches softdouble.
-    const int64_t one = int64_t(1) << fractionBits;
-    const int half = ksize / 2;
-    t.fixed.assign(ksize, 0);
-    double err = 0;
-    int64_t sum = 0;
-    for (int i = 0; i < half; i++)
-    {
-        const double adjusted = t.real[i] * double(one) + err;
-        const int64_t v = cvRound(adjusted);
-        err = adjusted - double(v);
-        t.fixed[i] = t.fixed[ksize - 1 - i] = static_cast<uint32_t>(v);
-        sum += v;
-    }
-    t.fixed[half] = static_cast<uint32_t>(one - 2 * sum);
+    t.fixed.resize(ksize);
+    fixedPointTapsOf(t.real.data(), ksize, fractionBits, t.fixed.data());
     return t;
 }
 

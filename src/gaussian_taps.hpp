@@ -52,21 +52,6 @@ Taps1D makeTaps(int ksize, double sigma, int fractionBits);
  * tests (test/test_gaussian_taps_bit_exact.cpp), not part of the API. */
 CV_EXPORTS std::vector<double> gaussianKernelBitExact(int n, double sigma);
 
-/** 8U fixed-point taps centred in 2R+1 slots, zero outside; false when one does not fit a byte (a
- * 1-tap or degenerate kernel has a tap of 256), which rules byte products (DP4A, IMMA) out. */
-inline bool centredByteTaps(const std::vector<uint32_t>& fixed, int R, std::vector<uint32_t>& out)
-{
-    const int r = static_cast<int>(fixed.size()) / 2;
-    out.assign(2 * R + 1, 0);
-    bool fits = true;
-    for (int m = 0; m <= 2 * r; m++)
-    {
-        out[R - r + m] = fixed[m];
-        fits = fits && fixed[m] <= 255;
-    }
-    return fits;
-}
-
 /** Fraction bits of CPU cv::GaussianBlur's fixed-point path for a depth: 8 (8U), 16 (16U), 0 (none). */
 constexpr int fixedPointBits(int depth) { return depth == CV_8U ? 8 : depth == CV_16U ? 16 : 0; }
 

@@ -17,80 +17,49 @@
 namespace cv { namespace cuda { namespace gaussian {
 namespace {
 
-double fromBits(uint64_t b)
-{
-    double d;
-    std::memcpy(&d, &b, sizeof d);
-    return d;
-}
-
-uint64_t bitsOf(double d)
-{
-    uint64_t b;
-    std::memcpy(&b, &d, sizeof b);
-    return b;
-}
+using ieee::bitsOf;
+using ieee::fromBits;
 
 // The constants of OpenCV's f64_exp (modules/core/src/softfloat.cpp), as bit patterns.
-constexpr int kTableScale = 6;                       // 64 entries: 2^(i/64)
+constexpr int kTableScale = SoftdoubleExpConstants::kTableBits;   // 64 entries: 2^(i/64)
 constexpr uint64_t kPolyScale = 0x3f83ce0f3e46f431;  // EXPPOLY_32F_A0
 constexpr uint64_t kInvLn2 = 0x3ff71547652b82fe;     // 1 / ln 2
 constexpr uint64_t kPoly[5] = {0x3f55e7aa1566c2a4, 0x3f83b2a72b4f3cd3, 0x3fac6b08d81fec75,
                                0x3fcebfbdff82a45a, 0x3fe62e42fefa39f1};   // x^5 .. x^1, before / A0
 
-struct ExpConstants
+SoftdoubleExpConstants makeConstants()
 {
-    double polyScale, prescale, postscale, maxValue;
-    double poly[6];               // x^5 .. x^0, each divided by polyScale
-    double table[1 << kTableScale];
-    ExpConstants()
-    {
-        polyScale = fromBits(kPolyScale);
-        prescale = fromBits(kInvLn2) * double(1 << kTableScale);
-        postscale = 1.0 / double(1 << kTableScale);
-        maxValue = 3000.0 * (1 << kTableScale);
-        for (int k = 0; k < 5; k++)
-            poly[k] = fromBits(kPoly[k]) / polyScale;
-        poly[5] = 1.0 / polyScale;
-        // 2^(i/64) rounded to nearest: exactly OpenCV's expTab (every entry compared when this was
-        // written; the self-check below covers every entry at run time).
-        for (int i = 0; i < (1 << kTableScale); i++)
-            table[i] = static_cast<double>(std::exp2(static_cast<long double>(i) / (1 << kTableScale)));
-    }
-};
-
-const ExpConstants& constants()
-{
-    static const ExpConstants c;
+    SoftdoubleExpConstants c;
+    c.polyScale = fromBits(kPolyScale);
+    c.prescale = fromBits(kInvLn2) * double(1 << kTableScale);
+    c.postscale = 1.0 / double(1 << kTableScale);
+    c.maxValue = 3000.0 * (1 << kTableScale);
+    for (int k = 0; k < 5; k++)
+        c.poly[k] = fromBits(kPoly[k]) / c.polyScale;
+    c.poly[5] = 1.0 / c.polyScale;
+    // 2^(i/64) rounded to nearest: exactly OpenCV's expTab (every entry compared when this was
+    // written; the self-check below covers every entry at run time).
+    for (int i = 0; i < (1 << kTableScale); i++)
+        c.table[i] = static_cast<double>(std::exp2(static_cast<long double>(i) / (1 << kTableScale)));
     return c;
 }
 
 } // namespace
 
+const SoftdoubleExpConstants& softdoubleExpConstants()
+{
+    static const SoftdoubleExpConstants c = makeConstants();
+    return c;
+}
+
 double softdoubleExpHardware(double x)
 {
-    const ExpConstants& c = constants();
-    if (std::isnan(x))
-        return x;
-    if (std::isinf(x))
-        return x > 0 ? x : 0.0;
-    double x0;
-    if (((bitsOf(x) >> 52) & 0x7ff) > 1023 + 10)   // |x| >= 2048
-        x0 = std::signbit(x) ? -c.maxValue : c.maxValue;
-    else
-        x0 = rounded(x * c.prescale);
-    const double nearest = std::nearbyint(x0);      // half to even in the default rounding mode
-    const int n = static_cast<int>(nearest);
-    int t = (n >> kTableScale) + 1023;
-    t = t < 0 ? 0 : (t > 2047 ? 2047 : t);
-    if (t < 1023 - 960)
+    const SoftdoubleExpConstants& c = softdoubleExpConstants();
+    // A result at or below 2^-960 could meet a flush-to-zero FPU in its last products: NaN, and
+    // the caller asks cv::exp.
+    if (std::isfinite(x) && softdoubleExpScale(c, softdoubleExpArgument(c, x)) < 1023 - 960)
         return std::numeric_limits<double>::quiet_NaN();
-    const double scale = fromBits(static_cast<uint64_t>(t) << 52);
-    const double y = rounded(rounded(x0 - nearest) * c.postscale);
-    double p = c.poly[0];
-    for (int k = 1; k < 6; k++)
-        p = rounded(rounded(p * y) + c.poly[k]);
-    return rounded(rounded(rounded(scale * c.polyScale) * c.table[n & ((1 << kTableScale) - 1)]) * p);
+    return softdoubleExpOf(c, x);
 }
 
 namespace {
@@ -103,7 +72,7 @@ bool hardwareMatchesOpenCv()
 {
     if (FLT_EVAL_METHOD != 0 || std::fegetround() != FE_TONEAREST)
         return false;
-    const ExpConstants& c = constants();
+    const SoftdoubleExpConstants& c = softdoubleExpConstants();
     for (int n = -64 * 700; n <= 0; n += 7)
         for (double f : {-0.5, -0.49999, -0.25, 0.0, 0.25, 0.49999, 0.5})
         {

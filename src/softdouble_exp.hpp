@@ -16,6 +16,7 @@
 #define CUDAIMAGE_SOFTDOUBLE_EXP_HPP
 
 #include "opencv2/core/cvdef.h"
+#include "gaussian_kernel_bits.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
 
@@ -35,6 +36,9 @@ CV_EXPORTS double softdoubleExp(double x);
  * arguments: cv::exp(cv::softdouble(x)) bit for bit, or NaN where it could differ (a result at or
  * below 2^-960, where a subnormal intermediate could meet a flush-to-zero FPU). */
 CV_EXPORTS double softdoubleExpHardware(double x);
+
+/** The exp's constants (checked against cv::exp by the self-check), for device code. */
+CV_EXPORTS const SoftdoubleExpConstants& softdoubleExpConstants();
 
 /** Whether softdoubleExp() runs in hardware arithmetic (false: it calls cv::exp, because the
  * self-check or the floating-point environment ruled the hardware out). For the tests. */

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include "gaussian_reference.hpp"
 #include "gaussian_path_ids.hpp"
+#include "../src/gaussian_filter_options.hpp"
 #include "opencv2/cudaimage/gaussian_blur_batch.hpp"
 
 namespace opencv_test { namespace {
@@ -342,7 +343,8 @@ TEST(CudaImage_GaussianBlur_PathBoundaries, fused_8U_strip_rows_on_both_sides)
     const long long edge = static_cast<long long>(path::FusedTile::kShortStripWaves) * 5 * sms;
     const int rows16 = path::FusedTile::kRows8U;
     cv::RNG rng(4242);
-    setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", "0", 1);   // 8UC1 at radius 8 would take the tensor cores
+    // 8UC1 at radius 8 would take the tensor cores: the filters here are made without them.
+    const auto noTensorCores = path::optionsWith(cv::cuda::gaussian::TensorCoreMode::Off);
     for (int cn : {1, 4})
         for (int r : {path::FusedTile::kMinR, path::FusedTile::kMaxR})
             for (long long blocks : {edge - 1, edge})
@@ -354,10 +356,12 @@ TEST(CudaImage_GaussianBlur_PathBoundaries, fused_8U_strip_rows_on_both_sides)
                                         cv::typeToString(type).c_str(), r, width, height, blocks, edge));
                 const Mat src = randomMat(Size(width, height), type, rng);
                 const Kernel k{Size(2 * r + 1, 2 * r + 1), 0, 0};
-                EXPECT_EQ(0, countDifferent(cpuGaussian(src, k, cv::BORDER_REFLECT_101),
-                                            gpuBlur(GpuMat(src), type, k, cv::BORDER_REFLECT_101, cv::BORDER_REFLECT_101)));
+                GpuMat out;
+                cv::cuda::gaussian::createGaussianBlurWithOptions(type, -1, k.ksize, 0, 0, cv::BORDER_REFLECT_101,
+                                                                  cv::BORDER_REFLECT_101, noTensorCores)
+                    ->apply(GpuMat(src), out);
+                EXPECT_EQ(0, countDifferent(cpuGaussian(src, k, cv::BORDER_REFLECT_101), Mat(out)));
             }
-    unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
     // Batches (FusedTile::batchStripRows): one-block images of every radius; up to
     // kShortStripBatchRows rows 8-row strips whatever the count, taller ones by the block count:
     // one image fewer than the threshold and then as many, short and tall.

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <vector>
-#include "../gaussian_taps.hpp"
+#include "../gaussian_path_query.hpp"
 #include "gaussian_depth.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -23,7 +23,7 @@ enum class TapUse
 /** Tap m (0 .. 2r) of `t` as a path reads it, as a double (exact for every use: fixed-point taps
  * are small integers, scaled by a power of two). */
 template <int Depth>
-double tapValue(const Taps1D& t, int m, TapUse use)
+CUDAIMAGE_HOST_DEVICE double tapValue(const TapSpan& t, int m, TapUse use)
 {
     typedef DepthPolicy<Depth> P;
     if constexpr (P::kFractionBits > 0)
@@ -37,9 +37,9 @@ double tapValue(const Taps1D& t, int m, TapUse use)
 /** The 2r+1 taps of `t` centred at out[R] in type T (R >= r); out[R - r - 1] and below, and
  * out[R + r + 1] and above, are left as they are (the callers' arrays start zeroed). */
 template <int Depth, class T>
-void packCentred(const Taps1D& t, TapUse use, int R, T* out)
+CUDAIMAGE_HOST_DEVICE void packCentred(const TapSpan& t, TapUse use, int R, T* out)
 {
-    const int r = static_cast<int>(t.real.size()) / 2;
+    const int r = t.radius();
     for (int m = 0; m <= 2 * r; m++)
         out[R - r + m] = static_cast<T>(tapValue<Depth>(t, m, use));
 }
@@ -47,26 +47,24 @@ void packCentred(const Taps1D& t, TapUse use, int R, T* out)
 /** An 8U column kernel whose centre tap takes all the weight (256: a sigma so small, or a 1-tap
  * kernel, that the other taps round to 0) does not fit the byte a DP4A product takes. It becomes
  * 128, and the `n` horizontal taps (float, fixed point * 2^-16) are doubled: each product and sum
- * of the kernels is then the same number, exactly (powers of 2), so the result is unchanged. */
-inline void halveIdentityColumn(std::vector<uint32_t>& columnTaps, float* horizontal, int n)
+ * of the kernels is then the same number, exactly (powers of 2), so the result is unchanged.
+ * `columnTaps` holds `count` taps, each 0 or 256. */
+CUDAIMAGE_HOST_DEVICE inline void halveIdentityColumn(uint32_t* columnTaps, int count, float* horizontal, int n)
 {
-    for (uint32_t& t : columnTaps)
-    {
-        CV_Assert(t == 0 || t == 256);
-        t /= 2;
-    }
+    for (int k = 0; k < count; k++)
+        columnTaps[k] /= 2;
     for (int k = 0; k < n; k++)
         horizontal[k] *= 2;
 }
 
-/** DP4A tap word q of phase ph: byte b is taps[4q + b - ph] (zero outside the 2R+1 taps). */
-inline uint32_t dp4aTapWord(const std::vector<uint32_t>& taps, int q, int ph)
+/** DP4A tap word q of phase ph: byte b is taps[4q + b - ph] (zero outside the `count` taps). */
+CUDAIMAGE_HOST_DEVICE inline uint32_t dp4aTapWord(const uint32_t* taps, int count, int q, int ph)
 {
     uint32_t w = 0;
     for (int b = 0; b < 4; b++)
     {
         const int k = 4 * q + b - ph;
-        if (k >= 0 && k < static_cast<int>(taps.size()))
+        if (k >= 0 && k < count)
             w |= (taps[k] & 0xffu) << (8 * b);
     }
     return w;

@@ -76,6 +76,33 @@ public:
                                       Stream& stream = Stream::Null()) = 0;
 
     //! @brief The type of the images the filter takes.
+    /** @brief Blurs N stacked images (as applyStacked) with per-image sigmas that are read on the
+    device: the host never sees them, so the call stays asynchronous, draws nothing from the host
+    when the sigmas change, and a CUDA graph captured once replays with whatever values the sigma
+    arrays hold at replay time. The taps are built on the device with the bits of
+    cv::getGaussianKernel (8U/16U results identical to CPU cv::GaussianBlur with that image's sigma
+    and ksize).
+
+    Sigma values: a value that is not above 0 (zero, negative, NaN) means OpenCV's sigma for the
+    kernel size (as sigma = 0 in cv::GaussianBlur); a sigmaY that is not above 0 is the image's
+    sigmaX. The kernel size is fixed for the call (as torchvision's transforms fix it), so the paths
+    are chosen without the sigmas; for 8U and 16U they are chosen as if a kernel might put all its
+    weight on one tap (a sigma below about 0.3), which keeps the byte-product tensor-core paths out.
+    @param src Matrix of N * imageRows rows of the filter's srcType; each image at least 2 x 2.
+    @param dst Result, src's size and the filter's dstType; written in place when it has them
+      (otherwise (re)allocated); may be src itself.
+    @param imageRows Rows of one image, > 0, dividing src.rows.
+    @param sigmaX Device array of CV_32FC1 or CV_64FC1 values, continuous, of 1 or of a divisor
+      K of N values: value j serves images [j N / K, (j + 1) N / K) (so an NCHW tensor's C planes
+      per image share their image's value). It must hold its values when `stream` reaches the call.
+    @param sigmaY Empty (sigmaX) or as sigmaX (its own count).
+    @param ksize Kernel size of every image: odd, 3 to 257 in each direction (at most the radius
+      the single-kernel batched paths take for the channel count: 245 for 4 channels).
+    @param stream Stream for the asynchronous call. */
+    CV_WRAP virtual void applyStackedDeviceSigma(const GpuMat& src, CV_IN_OUT GpuMat& dst, int imageRows,
+                                                 const GpuMat& sigmaX, const GpuMat& sigmaY, Size ksize,
+                                                 Stream& stream = Stream::Null()) = 0;
+
     CV_WRAP virtual int srcType() const = 0;
     //! @brief The type of its results.
     CV_WRAP virtual int dstType() const = 0;

@@ -35,6 +35,7 @@
 #include "fused_path.hpp"
 #include "../../cuda/border.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/batch_tap_maker.cuh"
 #include "../../cuda/gaussian_tap_packer.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -333,35 +334,43 @@ void launchBatchR(const BatchLaunch& b, cudaStream_t stream)
 
 } // namespace
 
+template <int Depth>
+CUDAIMAGE_HOST_DEVICE void FusedPath::prepareBatch(const KernelTaps& k, unsigned char* out)
+{
+    BatchTapsOf<Depth>& w = *reinterpret_cast<BatchTapsOf<Depth>*>(out);
+    const int R = k.radius();
+    w.r = R;
+    w.rx = k.x.radius();
+    w.ry = k.y.radius();
+    packCentred<Depth>(k.x, TapUse::FusedHorizontal, R, w.h);
+    packCentred<Depth>(k.y, TapUse::FusedVertical, R, w.v);
+    if constexpr (Depth == CV_16U)
+        packCentred<CV_16U>(k.y, TapUse::FusedVertical, R, w.vi);
+    if constexpr (Depth == CV_8U)
+    {
+        // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
+        constexpr int kMaxTaps = 2 * Tile::kMaxR + 1;
+        uint32_t ty[kMaxTaps];
+        if (!centredByteTaps(k.y, R, ty))
+            halveIdentityColumn(ty, 2 * R + 1, w.h, 2 * R + 1);
+        for (int ph = 0; ph < 4; ph++)
+            for (int q = 0; q < FusedTapsF::kWords; q++)
+                w.vw[ph][q] = dp4aTapWord(ty, 2 * R + 1, q, ph);
+    }
+}
+
 FusedTaps FusedPath::prepare(const FilterTaps& f)
 {
     FusedTaps t;
-    const Taps1D& x = f.x;
-    const Taps1D& y = f.y;
-    const int R = std::max(static_cast<int>(x.real.size()) / 2, static_cast<int>(y.real.size()) / 2);
+    const KernelTaps k = spansOf(f);
+    const int R = k.radius();
     if (R < Tile::kMinR || R > Tile::kMaxR)
         return t; // no taps for this radius: the path declines it
-    t.r = t.f.r = t.d.r = R;
-    t.f.rx = t.d.rx = static_cast<int>(x.real.size()) / 2;
-    t.f.ry = t.d.ry = static_cast<int>(y.real.size()) / 2;
+    t.r = R;
     forDepth(f.depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
-        auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
-        packCentred<Depth>(x, TapUse::FusedHorizontal, R, w.h);
-        packCentred<Depth>(y, TapUse::FusedVertical, R, w.v);
+        prepareBatch<Depth>(k, reinterpret_cast<unsigned char*>(&WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d)));
     });
-    if (f.depth == CV_16U)
-        packCentred<CV_16U>(y, TapUse::FusedVertical, R, t.d.vi);
-    if (f.depth == CV_8U)
-    {
-        // Vertical sums by DP4A: words vw[ph][q], byte b = tapY[4q + b - ph] (centred, zero outside).
-        std::vector<uint32_t> ty;
-        if (!centredByteTaps(y.fixed, R, ty))
-            halveIdentityColumn(ty, t.f.h, 2 * R + 1);
-        for (int ph = 0; ph < 4; ph++)
-            for (int q = 0; q < FusedTapsF::kWords; q++)
-                t.f.vw[ph][q] = dp4aTapWord(ty, q, ph);
-    }
     return t;
 }
 
@@ -374,18 +383,25 @@ void FusedPath::launch(const BlurCall& p, const FusedTaps& taps, const PathChoic
     });
 }
 
-BatchTaps FusedPath::batchTaps(const Taps& t, int depth)
+BatchTapsLayout FusedPath::batchLayout(int depth, int, int rx, int ry)
 {
-    BatchTaps b;
+    BatchTapsLayout l;
     forDepth(depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
-        const auto& w = WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d);
-        const bool padded = DepthPolicy<Depth>::kRealSource && (w.rx != w.r || w.ry != w.r);
-        b.instance = radiusPerBlock(Depth) ? 0 : 2 * w.r + (padded ? 1 : 0);   // launchBatchR
-        b.assign(&w, sizeof(w));
+        const int r = rx > ry ? rx : ry;
+        const bool padded = DepthPolicy<Depth>::kRealSource && (rx != r || ry != r);
+        l.instance = radiusPerBlock(Depth) ? 0 : 2 * r + (padded ? 1 : 0);   // launchBatchR
+        l.bytes = static_cast<int>(sizeof(BatchTapsOf<Depth>));
     });
-    return b;
+    return l;
 }
+
+void FusedPath::prepareBatchOnHost(const KernelTaps& k, unsigned char* out)
+{
+    forDepth(k.depth, [&](auto d) { prepareBatch<decltype(d)::value>(k, out); });
+}
+
+void FusedPath::makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream) { gaussian::makeBatchTaps<FusedPath>(jobs, stream); }
 
 void FusedPath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
 {

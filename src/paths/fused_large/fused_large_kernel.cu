@@ -43,6 +43,7 @@
 #include "fused_large_path.hpp"
 #include "../../cuda/border.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/batch_tap_maker.cuh"
 #include "../../cuda/gaussian_tap_packer.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -429,37 +430,45 @@ void launchLarge(const BlurCall& p, const typename LargeTapsFor<typename DepthPo
 
 } // namespace
 
+template <int Depth>
+CUDAIMAGE_HOST_DEVICE void FusedLargePath::prepareBatch(const KernelTaps& k, unsigned char* out)
+{
+    typedef typename DepthPolicy<Depth>::Work W;
+    FusedLargeTapsT<W>& w = *reinterpret_cast<FusedLargeTapsT<W>*>(out);
+    const int R = k.radius();
+    w.r = R;
+    w.rx = k.x.radius();
+    w.ry = k.y.radius();
+    w.lead = tile::windowLead(R, k.channels);
+    w.nh = tile::roundUp(w.lead + 2 * R + 1, 4);
+    w.hFirst = w.lead + R - w.rx;
+    w.hLast = w.lead + R + w.rx;
+    packCentred<Depth>(k.x, TapUse::FusedHorizontal, R, w.h + w.lead);
+    packCentred<Depth>(k.y, TapUse::FusedVertical, R, w.v + FusedLargeTapsT<W>::kRows);
+    if constexpr (Depth == CV_16U)
+        packCentred<CV_16U>(k.y, TapUse::FusedVertical, R, w.vi + FusedLargeTapsT<W>::kRows);
+    if constexpr (Depth == CV_8U)
+    {
+        uint32_t ty[2 * FusedLargeTapsT<W>::kMaxR + 1];
+        if (!centredByteTaps(k.y, R, ty))
+            halveIdentityColumn(ty, 2 * R + 1, w.h, w.nh);
+        for (int row = 0; row < FusedLargeTapsT<W>::kWordRows; row++)
+            for (int ph = 0; ph < 4; ph++)
+                w.vw[row][ph] = dp4aTapWord(ty, 2 * R + 1, row - 3, ph);
+    }
+}
+
 FusedLargeTaps FusedLargePath::prepare(const FilterTaps& f)
 {
     FusedLargeTaps t;
-    const int R = std::max(static_cast<int>(f.x.real.size()) / 2, static_cast<int>(f.y.real.size()) / 2);
+    const KernelTaps k = spansOf(f);
+    const int R = k.radius();
     if (R < Tile::kMinR || R > Tile::kMaxR || f.channels < 1 || f.channels > 4)
         return t; // no taps for this radius: the path declines it
     forDepth(f.depth, [&](auto d) {
         constexpr int Depth = decltype(d)::value;
-        typedef typename DepthPolicy<Depth>::Work W;
-        FusedLargeTapsT<W>& w = WorkTaps<W>::pick(t.f, t.d);
-        w.r = R;
-        w.rx = static_cast<int>(f.x.real.size()) / 2;
-        w.ry = static_cast<int>(f.y.real.size()) / 2;
-        w.lead = tile::windowLead(R, f.channels);
-        w.nh = roundUp(w.lead + 2 * R + 1, 4);
-        w.hFirst = w.lead + R - w.rx;
-        w.hLast = w.lead + R + w.rx;
-        packCentred<Depth>(f.x, TapUse::FusedHorizontal, R, w.h + w.lead);
-        packCentred<Depth>(f.y, TapUse::FusedVertical, R, w.v + FusedLargeTapsT<W>::kRows);
+        prepareBatch<Depth>(k, reinterpret_cast<unsigned char*>(&WorkTaps<typename DepthPolicy<Depth>::Work>::pick(t.f, t.d)));
     });
-    if (f.depth == CV_16U)
-        packCentred<CV_16U>(f.y, TapUse::FusedVertical, R, t.d.vi + FusedLargeTapsT<double>::kRows);
-    if (f.depth == CV_8U)
-    {
-        std::vector<uint32_t> ty;
-        if (!centredByteTaps(f.y.fixed, R, ty))
-            halveIdentityColumn(ty, t.f.h, t.f.nh);
-        for (int row = 0; row < FusedLargeTapsT<float>::kWordRows; row++)
-            for (int ph = 0; ph < 4; ph++)
-                t.f.vw[row][ph] = dp4aTapWord(ty, row - 3, ph);
-    }
     return t;
 }
 
@@ -472,14 +481,21 @@ void FusedLargePath::launch(const BlurCall& p, const FusedLargeTaps& taps, const
     });
 }
 
-BatchTaps FusedLargePath::batchTaps(const Taps& t, int depth)
+BatchTapsLayout FusedLargePath::batchLayout(int depth, int, int, int)
 {
-    BatchTaps b;
-    forDepth(depth, [&](auto d) {
-        const auto& w = WorkTaps<typename DepthPolicy<decltype(d)::value>::Work>::pick(t.f, t.d);
-        b.assign(&w, sizeof(w));
-    });
-    return b;
+    BatchTapsLayout l;
+    forDepth(depth, [&](auto d) { l.bytes = static_cast<int>(sizeof(BatchTapsOf<decltype(d)::value>)); });
+    return l;
+}
+
+void FusedLargePath::prepareBatchOnHost(const KernelTaps& k, unsigned char* out)
+{
+    forDepth(k.depth, [&](auto d) { prepareBatch<decltype(d)::value>(k, out); });
+}
+
+void FusedLargePath::makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream)
+{
+    gaussian::makeBatchTaps<FusedLargePath>(jobs, stream);
 }
 
 void FusedLargePath::launchBatch(const BatchLaunch& b, cudaStream_t stream)

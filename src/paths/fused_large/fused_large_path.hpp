@@ -4,6 +4,7 @@
 #ifndef CUDAIMAGE_PATHS_FUSED_LARGE_PATH_HPP
 #define CUDAIMAGE_PATHS_FUSED_LARGE_PATH_HPP
 
+#include <type_traits>
 #include "../../gaussian_path_query.hpp"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -75,8 +76,20 @@ struct FusedLargePath : PathUnit
 
     /** Batched: the same kernel body, blockIdx.z the image, call and taps read from device memory. */
     static constexpr bool kBatched = true;
-    /** The taps of one depth as its batched kernel reads them, and their instance (one: the radius is read at run time). */
-    static BatchTaps batchTaps(const Taps& taps, int depth);
+    static constexpr const char* kTapMakerKernel = "fusedLargeTaps";
+    /** The struct of one depth that the kernels read. */
+    template <int Depth>
+    using BatchTapsOf = FusedLargeTapsT<typename std::conditional<tile::worksInDouble(Depth), double, float>::type>;
+    /** Its layout; one instance (the radius is read at run time). */
+    static BatchTapsLayout batchLayout(int depth, int channels, int rx, int ry);
+    /** The taps of kernel `k` (radius kMinR..kMaxR, 1 to 4 channels) into the zero-filled struct at
+     * `out`, on the host (prepare) or on the device (makeBatchTaps). */
+    template <int Depth>
+    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out);
+    /** prepareBatch for k.depth, on the host. */
+    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out);
+    /** Builds the jobs' taps on the device (src/cuda/batch_tap_maker.cuh). */
+    static void makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream);
     /** Enqueues one launch per 65,535 images of `b` (all of one instance) on `stream`. */
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };

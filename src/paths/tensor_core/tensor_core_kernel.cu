@@ -30,6 +30,7 @@
 #include "../../cuda_check.hpp"
 #include "tensor_core_path.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/batch_tap_maker.cuh"
 #include "../../cuda/persistent_tiles.cuh"
 #include "tensor_core_imma.cuh"
 
@@ -227,5 +228,7 @@ void TensorCorePath::launchBatch(const BatchLaunch& b, cudaStream_t stream)
 {
     forChannels(b.channels, [&](auto cn) { kernels<decltype(cn)::value>.launch(b, stream); });
 }
+
+void TensorCorePath::makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream) { gaussian::makeBatchTaps<TensorCorePath>(jobs, stream); }
 
 }}} // namespace cv::cuda::gaussian

@@ -127,21 +127,30 @@ struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>
     static Taps prepare(const FilterTaps& f)
     {
         Taps t;
-        const int rx = static_cast<int>(f.x.fixed.size()) / 2, ry = static_cast<int>(f.y.fixed.size()) / 2;
-        const int R = std::max(rx, ry);
+        prepareInto(spansOf(f), t);
+        return t;
+    }
+
+    /** prepare() into a default-constructed (zero) struct, on the host or on the device. */
+    static CUDAIMAGE_HOST_DEVICE void prepareInto(const KernelTaps& f, Taps& t)
+    {
+        const int R = f.radius();
         if (f.depth != CV_8U || f.channels < 1 || f.channels > 4 || R < Tile::kMinR || R > Tile::kMaxR)
-            return t;
+            return;
         t.r = R;
         t.channels = f.channels;
         t.lead = tile::windowLead(R, 1);
         t.nh = Tile::taps(R);
         t.hChunks = Tile::hChunks(R);
         t.vChunks = Tile::vChunks(R);
-        std::vector<uint32_t> cx, cy;
-        t.valid = centredByteTaps(f.x.fixed, R, cx) && centredByteTaps(f.y.fixed, R, cy);
-        std::copy(cx.begin(), cx.end(), t.h + t.lead);   // bytes: every tap checked above (or invalid)
-        std::copy(cy.begin(), cy.end(), t.v);
-        return t;
+        uint32_t cx[2 * Tile::kMaxR + 1], cy[2 * Tile::kMaxR + 1];
+        t.valid = centredByteTaps(f.x, R, cx);
+        t.valid = centredByteTaps(f.y, R, cy) && t.valid;
+        for (int m = 0; m <= 2 * R; m++)   // bytes: every tap checked above (or invalid)
+        {
+            t.h[t.lead + m] = static_cast<uint8_t>(cx[m]);
+            t.v[m] = static_cast<uint8_t>(cy[m]);
+        }
     }
 
     /** Enqueues the kernel on `stream`. Not in place. */
@@ -150,7 +159,17 @@ struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>
     /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
-    static BatchTaps batchTaps(const Taps& taps, int) { return BatchTaps::of(taps); }
+    static constexpr const char* kTapMakerKernel = "gaussianTensor8UTaps";
+    static BatchTapsLayout batchLayout(int, int, int, int) { return BatchTapsLayout{0, static_cast<int>(sizeof(Taps))}; }
+    template <int Depth>
+    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out)
+    {
+        if constexpr (Depth == CV_8U)
+            prepareInto(k, *reinterpret_cast<Taps*>(out));
+    }
+    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out) { prepareInto(k, *reinterpret_cast<Taps*>(out)); }
+    /** Builds the jobs' taps on the device (src/cuda/batch_tap_maker.cuh). */
+    static void makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream);
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 

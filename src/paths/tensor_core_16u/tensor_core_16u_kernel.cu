@@ -24,6 +24,7 @@
 #include "../../cuda_check.hpp"
 #include "tensor_core_16u_path.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/batch_tap_maker.cuh"
 #include "../../cuda/persistent_tiles.cuh"
 #include "../../cuda/imma.cuh"
 
@@ -242,5 +243,7 @@ const persistent::Kernels<TensorTaps16U> kernels{TensorCore16UPath::kKernel, Ten
 bool tensorCore16UCodeRuns() { return persistent::codeRunsTensorCores(kernels.one); }
 void TensorCore16UPath::launch(const BlurCall& p, const Taps& taps, const PathChoice& c, cudaStream_t s) { kernels.launch(p, taps, c, s); }
 void TensorCore16UPath::launchBatch(const BatchLaunch& b, cudaStream_t s) { kernels.launch(b, s); }
+
+void TensorCore16UPath::makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream) { gaussian::makeBatchTaps<TensorCore16UPath>(jobs, stream); }
 
 }}} // namespace cv::cuda::gaussian

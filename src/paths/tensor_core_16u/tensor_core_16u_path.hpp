@@ -105,29 +105,34 @@ struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCode
     static Taps prepare(const FilterTaps& f)
     {
         Taps t;
-        const int rx = static_cast<int>(f.x.fixed.size()) / 2, ry = static_cast<int>(f.y.fixed.size()) / 2;
-        const int R = std::max(rx, ry);
+        prepareInto(spansOf(f), t);
+        return t;
+    }
+
+    /** prepare() into a default-constructed (zero) struct, on the host or on the device. */
+    static CUDAIMAGE_HOST_DEVICE void prepareInto(const KernelTaps& f, Taps& t)
+    {
+        const int R = f.radius();
         if (f.depth != CV_16U || f.channels != 1 || R < Tile::kMinR || R > Tile::kMaxR)
-            return t;
+            return;
         t.r = R;
         t.lead = tile::windowLead(R, 1);
         t.nh = Tile::taps(R);
         t.hChunks = Tile::hChunks(R);
         t.vChunks = Tile::vChunks(R);
         bool fits = true;
-        auto split = [&](const std::vector<uint32_t>& fixed, uint8_t* hi, uint8_t* lo) {
-            const int r = static_cast<int>(fixed.size()) / 2;
+        auto split = [&](const TapSpan& d, uint8_t* hi, uint8_t* lo) {
+            const int r = d.radius();
             for (int m = 0; m <= 2 * r; m++)
             {
-                fits = fits && fixed[m] < 65536u;
-                hi[R - r + m] = static_cast<uint8_t>(fixed[m] >> 8);
-                lo[R - r + m] = static_cast<uint8_t>(fixed[m]);
+                fits = fits && d.fixed[m] < 65536u;
+                hi[R - r + m] = static_cast<uint8_t>(d.fixed[m] >> 8);
+                lo[R - r + m] = static_cast<uint8_t>(d.fixed[m]);
             }
         };
-        split(f.x.fixed, t.hHi + t.lead, t.hLo + t.lead);
-        split(f.y.fixed, t.vHi, t.vLo);
+        split(f.x, t.hHi + t.lead, t.hLo + t.lead);
+        split(f.y, t.vHi, t.vLo);
         t.valid = fits;
-        return t;
     }
 
     /** Enqueues the kernel on `stream`. Not in place. */
@@ -136,7 +141,17 @@ struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCode
     /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
-    static BatchTaps batchTaps(const Taps& taps, int) { return BatchTaps::of(taps); }
+    static constexpr const char* kTapMakerKernel = "gaussianTensor16UTaps";
+    static BatchTapsLayout batchLayout(int, int, int, int) { return BatchTapsLayout{0, static_cast<int>(sizeof(Taps))}; }
+    template <int Depth>
+    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out)
+    {
+        if constexpr (Depth == CV_16U)
+            prepareInto(k, *reinterpret_cast<Taps*>(out));
+    }
+    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out) { prepareInto(k, *reinterpret_cast<Taps*>(out)); }
+    /** Builds the jobs' taps on the device (src/cuda/batch_tap_maker.cuh). */
+    static void makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream);
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 

@@ -33,6 +33,7 @@
 #include "tensor_core_32f_path.hpp"
 #include "../../cuda/border.hpp"
 #include "../../cuda/gaussian_fused_common.cuh"
+#include "../../cuda/batch_tap_maker.cuh"
 #include "../../cuda/persistent_tiles.cuh"
 
 namespace cv { namespace cuda { namespace gaussian {
@@ -415,5 +416,7 @@ const persistent::Kernels<TensorTaps32F> kernels{TensorCore32FPath::kKernel, Ten
 bool tensorCore32FCodeRuns() { return persistent::codeRunsTensorCores(kernels.one); }
 void TensorCore32FPath::launch(const BlurCall& p, const Taps& taps, const PathChoice& c, cudaStream_t s) { kernels.launch(p, taps, c, s); }
 void TensorCore32FPath::launchBatch(const BatchLaunch& b, cudaStream_t s) { kernels.launch(b, s); }
+
+void TensorCore32FPath::makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream) { gaussian::makeBatchTaps<TensorCore32FPath>(jobs, stream); }
 
 }}} // namespace cv::cuda::gaussian

@@ -109,10 +109,17 @@ struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCode
     static Taps prepare(const FilterTaps& f)
     {
         Taps t;
-        const int rx = static_cast<int>(f.x.real.size()) / 2, ry = static_cast<int>(f.y.real.size()) / 2;
-        const int R = std::max(rx, ry);
+        prepareInto(spansOf(f), t);
+        return t;
+    }
+
+    /** prepare() into a default-constructed (zero) struct, on the host or on the device. */
+    static CUDAIMAGE_HOST_DEVICE void prepareInto(const KernelTaps& f, Taps& t)
+    {
+        const int rx = f.x.radius(), ry = f.y.radius();
+        const int R = f.radius();
         if (f.depth != CV_32F || f.channels != 1 || R < Tile::kMinR || R > Tile::kMaxR)
-            return t;
+            return;
         t.r = R;
         t.rx = rx;
         t.ry = ry;
@@ -121,7 +128,6 @@ struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCode
         for (int m = 0; m <= 2 * ry; m++)
             t.v[R - ry + m] = static_cast<float>(f.y.real[m]);
         t.valid = true;
-        return t;
     }
 
     /** Enqueues the kernel on `stream`. Not in place. */
@@ -130,7 +136,17 @@ struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCode
     /** Batched: the same kernel body over every image's tiles (src/cuda/persistent_tiles.cuh), any
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
-    static BatchTaps batchTaps(const Taps& taps, int) { return BatchTaps::of(taps); }
+    static constexpr const char* kTapMakerKernel = "gaussianTensor32FTaps";
+    static BatchTapsLayout batchLayout(int, int, int, int) { return BatchTapsLayout{0, static_cast<int>(sizeof(Taps))}; }
+    template <int Depth>
+    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out)
+    {
+        if constexpr (Depth == CV_32F)
+            prepareInto(k, *reinterpret_cast<Taps*>(out));
+    }
+    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out) { prepareInto(k, *reinterpret_cast<Taps*>(out)); }
+    /** Builds the jobs' taps on the device (src/cuda/batch_tap_maker.cuh). */
+    static void makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream);
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
 };
 

@@ -244,7 +244,7 @@ size_t appendTaps(std::vector<unsigned char>& bytes, const Taps1D& taps)
     typedef typename DepthPolicy<Depth>::Tap T;
     std::vector<T> packed(taps.real.size());
     const int r = static_cast<int>(taps.real.size()) / 2;
-    packCentred<Depth>(taps, TapUse::Integer, r, packed.data());
+    packCentred<Depth>(spanOf(taps), TapUse::Integer, r, packed.data());
     const size_t offset = alignUp(bytes.size(), 16);
     bytes.resize(offset + packed.size() * sizeof(T));
     std::memcpy(bytes.data() + offset, packed.data(), packed.size() * sizeof(T));
