@@ -10,6 +10,13 @@ with PyTorch the transforms' logic with the blur replaced by cv2.GaussianBlur on
 images, which sigmas and kernels, shapes, tv_tensors). Also without a GPU, with torchvision: its
 float32 blur equals cv2.GaussianBlur with BORDER_REFLECT_101 within 1e-6 (the border the transforms
 default to). The rest skips without a CUDA device, PyTorch (or CuPy for the CuPy case) or torchvision.
+
+Device draws (device_sigma, a CUDA generator): without a GPU, the argument checks and, with PyTorch,
+the logic (one blur call with the sigma tensor and the fixed kernel, torch.where keeping the images
+not chosen, NaN sigmas for them) with the draws on the CPU and the blur on the host; on the GPU,
+seeded runs identical, each image exact against cv2.GaussianBlur with its last_sigmas value, the
+images not chosen bit-identical to the input, no synchronisation, and a CUDA graph whose replays
+draw new sigmas.
 """
 import random
 import unittest
@@ -137,6 +144,18 @@ class ArgumentsTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "RandomGaussianBlur: same_on_batch is a int"):
             T.RandomGaussianBlur(3, 1.0, same_on_batch=1)
 
+    def test_device_sigma(self):
+        for cls, extra in ((T.GaussianBlur, ()), (T.RandomGaussianBlur, ((0.1, 2.0),))):
+            self.assertIsNone(cls(3, *extra).device_sigma)                   # the default
+            self.assertIs(cls(3, *extra, device_sigma=False).device_sigma, False)
+            self.assertIs(cls(3, *extra, device_sigma=False, generator=random.Random(1)).device_sigma, False)
+            for bad in ("yes", 1, 0.0):
+                with self.assertRaisesRegex(TypeError, "%s: device_sigma is a %s; allowed: None"
+                                            % (cls.__name__, type(bad).__name__)):
+                    cls(3, *extra, device_sigma=bad)
+            with self.assertRaisesRegex(ValueError, "%s: device_sigma=True" % cls.__name__):
+                cls(3, *extra, device_sigma=True, generator=random.Random(1))   # no device draws from Python's
+
     def test_host_arrays_are_refused(self):
         for t in (T.GaussianBlur(3), T.RandomGaussianBlur(3, (0.1, 2.0), p=1.0)):
             with self.assertRaisesRegex(TypeError, "%s: x is a NumPy array on the host; .*move it to CUDA first"
@@ -164,6 +183,11 @@ class FakeCudaTensor(torch.Tensor if torch is not None else object):
 
 def fake_cuda(array):
     return torch.from_numpy(np.ascontiguousarray(array)).as_subclass(FakeCudaTensor)
+
+
+def as_list(values):
+    """last_sigmas / last_applied as a list: host draws are one, device draws a tensor (NaN kept)."""
+    return values.tolist() if torch is not None and isinstance(values, torch.Tensor) else list(values)
 
 
 @unittest.skipUnless(torch is not None, "PyTorch is not installed")
@@ -194,6 +218,15 @@ class TorchWithoutDeviceTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "x has shape \\(2, 8, 8, 5\\) and layout 'NHWC', so 5 channels"):
             T.GaussianBlur(3, layout="NHWC")(fake_cuda(np.zeros((2, 8, 8, 5), np.uint8)))
 
+    def test_device_sigma_needs_a_cuda_generator_or_none(self):
+        for cls, extra in ((T.GaussianBlur, ()), (T.RandomGaussianBlur, ((0.1, 2.0),))):
+            with self.assertRaisesRegex(ValueError, "%s: device_sigma=True draws on the device, and generator is a "
+                                                    "CPU torch.Generator" % cls.__name__):
+                cls(3, *extra, device_sigma=True, generator=torch.Generator())
+            self.assertTrue(cls(3, *extra, device_sigma=True).device_sigma)   # PyTorch's default CUDA generator
+            self.assertIn("device_sigma=True", repr(cls(3, *extra, device_sigma=True)))
+            self.assertNotIn("device_sigma", repr(cls(3, *extra)))
+
     def test_sigma_draws_are_torchvision_s(self):
         """get_params and a call without per_image draw torch.empty(1).uniform_(min, max), as
         torchvision, from the global generator or the one given."""
@@ -213,6 +246,9 @@ def host_blur(x, sigma, sigma_y=None, ksize=None, *, layout=None, border=cv2.BOR
     (or one per image, a list) for a 4-D batch."""
     images = x.numpy()
     n = images.shape[0]
+    if isinstance(sigma, torch.Tensor):                               # device draws (on the CPU here)
+        sigma = sigma.tolist()
+        sigma = sigma * n if len(sigma) == 1 else sigma
     sigmas = list(sigma) if isinstance(sigma, list) else [sigma] * n
     ksizes = list(ksize) if isinstance(ksize, list) else [ksize] * n
     out = np.empty_like(images)
@@ -302,6 +338,68 @@ class HostBlurLogicTest(unittest.TestCase):
         np.testing.assert_array_equal(runs[0][0], runs[1][0])
         self.assertEqual(runs[0][1], runs[1][1])
 
+    def test_device_draws_logic(self):
+        """device_sigma=True on a stand-in tensor whose device is the CPU: the draws are made there
+        (torch's default generator), the blur gets the sigma tensor and the fixed kernel in one call,
+        last_sigmas is the tensor."""
+        images = random_images(self.rng, (6, 3, 16, 20), np.uint8)
+        for per_image in (False, True):
+            torch.manual_seed(4)
+            t = T.GaussianBlur((5, 3), (0.5, 3.0), per_image=per_image, device_sigma=True)
+            y = t(fake_cuda(images))
+            self.assertIsInstance(t.last_sigmas, torch.Tensor)
+            self.assertEqual(t.last_sigmas.dtype, torch.float32)             # torchvision's draw
+            self.assertEqual(tuple(t.last_sigmas.shape), (6,))
+            sigmas = t.last_sigmas.tolist()
+            self.assertEqual(len(set(sigmas)), 6 if per_image else 1)
+            torch.manual_seed(4)
+            self.assertEqual(sigmas, torch.empty(6 if per_image else 1).uniform_(0.5, 3.0).tolist() * (1 if per_image
+                                                                                                      else 6))
+            self.assertIsInstance(self.blur.call_args.args[1], torch.Tensor)  # handed on as a tensor
+            self.assertEqual(self.blur.call_args.args[3], (5, 3))
+            np.testing.assert_array_equal(y.numpy(), cpu_reference(images, "NCHW", (5, 3), sigmas,
+                                                                   cv2.BORDER_REFLECT_101))
+        t = T.GaussianBlur(3, 1.25, device_sigma=True)                       # fixed: no draw, float64 as given
+        t(fake_cuda(images))
+        self.assertEqual(t.last_sigmas.dtype, torch.float64)
+        self.assertEqual(t.last_sigmas.tolist(), [1.25] * 6)
+
+    def test_random_gaussian_blur_device_draws_logic(self):
+        for dtype in (np.uint8, np.uint16, np.float32):
+            with self.subTest(dtype=dtype.__name__):
+                images = random_images(self.rng, (32, 2, 12, 12), dtype)
+                torch.manual_seed(6)
+                t = T.RandomGaussianBlur(5, (0.5, 2.0), p=0.5, device_sigma=True)
+                y = t(fake_cuda(images))
+                self.assertEqual(self.blur.call_args.args[3], (5, 5))        # one kernel: every image blurred
+                self.assertEqual(t.last_applied.dtype, torch.bool)
+                applied = t.last_applied.tolist()
+                self.assertTrue(0 < sum(applied) < 32, applied)
+                sigmas = t.last_sigmas.tolist()
+                self.assertEqual([s == s for s in sigmas], applied)           # NaN where not chosen
+                torch.manual_seed(6)                                          # decisions, then a sigma per image
+                self.assertEqual(applied, (torch.rand(32) < 0.5).tolist())
+                drawn = torch.empty(32).uniform_(0.5, 2.0).tolist()
+                self.assertEqual([s for s in sigmas if s == s], [d for d, a in zip(drawn, applied) if a])
+                got = y.numpy()
+                for i, a in enumerate(applied):
+                    if not a:
+                        np.testing.assert_array_equal(got[i], images[i])     # taken back: bit-identical
+                np.testing.assert_array_equal(got, cpu_reference(images, "NCHW", (5, 5), [
+                    s if s == s else 1.0 for s in sigmas], cv2.BORDER_REFLECT_101, applied))
+        x = fake_cuda(random_images(self.rng, (4, 3, 8, 8), np.uint8))
+        calls = self.blur.call_count
+        t = T.RandomGaussianBlur(3, (0.5, 2.0), p=0.0, device_sigma=True)
+        y = t(x)
+        self.assertEqual(self.blur.call_count, calls)                        # p = 0: no blur
+        self.assertTrue(torch.equal(y, x.as_subclass(torch.Tensor)))
+        self.assertEqual(t.last_applied.tolist(), [False] * 4)
+        self.assertTrue(all(s != s for s in t.last_sigmas.tolist()))
+        t = T.RandomGaussianBlur(3, (0.5, 2.0), p=0.5, same_on_batch=True, device_sigma=True)
+        for _ in range(6):
+            t(x)
+            self.assertEqual(len(set(t.last_applied.tolist())), 1)
+
     @unittest.skipUnless(tv_tensors is not None, "torchvision is not installed")
     def test_tv_tensors_stay_what_they_are(self):
         class FakeCudaImage(tv_tensors.Image):
@@ -341,7 +439,8 @@ class GpuTest(unittest.TestCase):
         self.assertTrue(y.is_cuda)
         got = y.cpu().numpy()
         flat = (-1,) + x_np.shape[-3:]
-        sigmas = [1.0 if s is None else s for s in t.last_sigmas]
+        sigmas = [1.0 if s is None or s != s else s for s in as_list(t.last_sigmas)]   # None, NaN: not chosen
+        applied = None if applied is None else as_list(applied)
         ref = cpu_reference(x_np.reshape(flat), layout, t.kernel_size, sigmas, t.border, applied)
         tol = TOL[x_np.dtype.type]
         if tol == 0:
@@ -413,7 +512,7 @@ class GpuTest(unittest.TestCase):
                 outs = []
                 for _ in range(2):
                     t = make(torch.Generator(device=device).manual_seed(123))
-                    outs.append((t(x), t.last_sigmas))
+                    outs.append((t(x), as_list(t.last_sigmas)))
                 self.assertTrue(torch.equal(outs[0][0], outs[1][0]))
                 self.assertEqual(outs[0][1], outs[1][1])
         torch.manual_seed(5)
@@ -456,6 +555,145 @@ class GpuTest(unittest.TestCase):
         self.assertLess(float((y - theirs).abs().max()), 1e-5)
 
 
+@unittest.skipUnless(HAVE_TORCH_CUDA, "needs a CUDA device and PyTorch with CUDA")
+class DeviceDrawTest(unittest.TestCase):
+    """Sigmas (and decisions) drawn on the device: a CUDA generator, or device_sigma=True."""
+
+    SLEEP_CYCLES = 100_000_000      # torch.cuda._sleep: tens of milliseconds on any current GPU
+
+    def setUp(self):
+        self.rng = np.random.default_rng(8)
+
+    def check(self, y, x_np, t, applied=None):
+        GpuTest.check(self, y, x_np, t.layout, t, applied)
+
+    def test_cuda_generator_is_reproducible_and_exact(self):
+        for dtype in (np.uint8, np.uint16):
+            for per_image in (True, False):
+                with self.subTest(dtype=dtype.__name__, per_image=per_image):
+                    x_np = random_images(self.rng, (8, 3, 64, 64), dtype)
+                    x = torch.from_numpy(x_np).cuda()
+                    runs = []
+                    for _ in range(2):
+                        t = T.GaussianBlur(23, (0.1, 2.0), per_image=per_image,
+                                           generator=torch.Generator("cuda").manual_seed(0))
+                        y = t(x)
+                        self.assertTrue(t.last_sigmas.is_cuda)
+                        self.assertEqual(t.last_sigmas.dtype, torch.float32)
+                        self.assertEqual(tuple(t.last_sigmas.shape), (8,))
+                        runs.append((y, t.last_sigmas.clone()))
+                        self.check(y, x_np, t)                               # each image with last_sigmas[i]
+                    self.assertTrue(torch.equal(runs[0][0], runs[1][0]))
+                    self.assertTrue(torch.equal(runs[0][1], runs[1][1]))
+                    want = torch.empty(8 if per_image else 1, device="cuda").uniform_(
+                        0.1, 2.0, generator=torch.Generator("cuda").manual_seed(0))   # torchvision's draw, on the device
+                    self.assertTrue(torch.equal(runs[0][1], want.expand(8)))
+                    sigmas = runs[0][1].tolist()
+                    self.assertTrue(all(0.1 <= s <= 2.0 for s in sigmas))
+                    self.assertEqual(len(set(sigmas)), 8 if per_image else 1)
+
+    def test_default_cuda_generator_with_device_sigma(self):
+        x_np = random_images(self.rng, (6, 3, 40, 40), np.uint8)
+        x = torch.from_numpy(x_np).cuda()
+        t = T.GaussianBlur((7, 5), (0.3, 2.5), per_image=True, device_sigma=True)
+        torch.manual_seed(21)
+        a, sa = t(x), t.last_sigmas
+        torch.manual_seed(21)
+        b, sb = t(x), t.last_sigmas
+        self.assertTrue(torch.equal(a, b))
+        self.assertTrue(torch.equal(sa, sb))
+        self.check(a, x_np, t)
+        self.assertEqual(T.GaussianBlur(3, device_sigma=False, generator=torch.Generator("cuda"))(x).shape, x.shape)
+
+    def test_random_gaussian_blur_on_the_device(self):
+        for dtype in (np.uint8, np.uint16, np.float32):
+            with self.subTest(dtype=dtype.__name__):
+                x_np = random_images(self.rng, (64, 3, 24, 24), dtype)
+                x = torch.from_numpy(x_np).cuda()
+                runs = []
+                for _ in range(2):
+                    t = T.RandomGaussianBlur(5, (0.1, 2.0), p=0.5, generator=torch.Generator("cuda").manual_seed(1))
+                    y = t(x)
+                    runs.append((y, t.last_sigmas, t.last_applied))
+                y, sigmas, applied = runs[0]
+                self.assertTrue(applied.is_cuda and sigmas.is_cuda)
+                self.assertEqual(applied.dtype, torch.bool)
+                chosen = applied.tolist()
+                self.assertTrue(0 < sum(chosen) < 64)
+                self.assertEqual(torch.isnan(sigmas).tolist(), [not a for a in chosen])   # NaN: not chosen
+                self.assertTrue(torch.equal(y, runs[1][0]))
+                self.assertTrue(torch.equal(applied, runs[1][2]))
+                got = y.cpu().numpy()
+                for i, a in enumerate(chosen):
+                    if not a:
+                        np.testing.assert_array_equal(got[i], x_np[i])       # bit-identical to the input
+                self.check(y, x_np, t, applied)
+        x_np = random_images(self.rng, (8, 3, 16, 16), np.uint8)
+        x = torch.from_numpy(x_np).cuda()
+        g = torch.Generator("cuda").manual_seed(2)
+        t = T.RandomGaussianBlur(3, (0.5, 2.0), p=0.0, generator=g)
+        y = t(x)
+        self.assertTrue(torch.equal(y, x))
+        self.assertNotEqual(y.data_ptr(), x.data_ptr())
+        self.assertFalse(bool(t.last_applied.any()))
+        t = T.RandomGaussianBlur(3, (0.5, 2.0), p=1.0, generator=g)
+        y = t(x)
+        self.assertTrue(bool(t.last_applied.all()))
+        self.check(y, x_np, t, t.last_applied)
+        t = T.RandomGaussianBlur(3, (0.5, 2.0), p=0.5, same_on_batch=True, generator=g)
+        for _ in range(4):
+            y = t(x)
+            self.assertEqual(len(set(t.last_applied.tolist())), 1)
+            self.assertLessEqual(len(set(s for s in t.last_sigmas.tolist() if s == s)), 1)
+            self.check(y, x_np, t, t.last_applied)
+
+    def test_no_synchronisation(self):
+        x = torch.from_numpy(random_images(self.rng, (16, 3, 64, 64), np.uint8)).cuda()
+        for t in (T.GaussianBlur(9, (0.1, 2.0), per_image=True, generator=torch.Generator("cuda").manual_seed(3)),
+                  T.RandomGaussianBlur(9, (0.1, 2.0), p=0.5, generator=torch.Generator("cuda").manual_seed(3)),
+                  T.GaussianBlur(9, (0.1, 2.0), device_sigma=True)):
+            with self.subTest(t=repr(t)):
+                t(x)                                                         # warm-up
+                torch.cuda.synchronize()
+                slept = torch.cuda.Event()
+                torch.cuda._sleep(self.SLEEP_CYCLES)
+                slept.record()
+                y = t(x)
+                self.assertFalse(slept.query(), "the transform waited for the device")
+                torch.cuda.synchronize()
+                self.check(y, x.cpu().numpy(), t, getattr(t, "last_applied", None))
+
+    def test_graph_replays_draw_new_sigmas(self):
+        """The transform captured once (PyTorch's default CUDA generator is part of the capture):
+        every replay draws new sigmas into the captured last_sigmas and blurs with them."""
+        x_np = random_images(self.rng, (8, 3, 32, 32), np.uint8)
+        x = torch.from_numpy(x_np).cuda()
+        t = T.GaussianBlur(7, (0.1, 2.0), per_image=True, device_sigma=True)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            t(x)
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = t(x)
+        seen = []
+        for _ in range(3):
+            g.replay()
+            torch.cuda.synchronize()
+            seen.append(tuple(t.last_sigmas.tolist()))
+            self.check(y, x_np, t)
+        self.assertEqual(len(set(seen)), 3, seen)
+
+    @unittest.skipUnless(v2 is not None, "torchvision is not installed")
+    def test_in_torchvision_compose(self):
+        x_np = random_images(self.rng, (16, 3, 96, 96), np.uint8)
+        blur = T.GaussianBlur(23, sigma=(0.1, 2.0), per_image=True, generator=torch.Generator("cuda").manual_seed(0))
+        y = v2.Compose([v2.RandomHorizontalFlip(p=0.0), blur])(torch.from_numpy(x_np).cuda())
+        self.check(y, x_np, blur)
+
+
 @unittest.skipUnless(HAVE_CUPY, "needs a CUDA device and CuPy")
 class CupyTest(unittest.TestCase):
 
@@ -468,6 +706,17 @@ class CupyTest(unittest.TestCase):
             applied = getattr(t, "last_applied", None)
             sigmas = [1.0 if s is None else s for s in t.last_sigmas]
             np.testing.assert_array_equal(y, cpu_reference(x_np, "NCHW", t.kernel_size, sigmas, t.border, applied))
+
+    @unittest.skipUnless(HAVE_TORCH_CUDA, "needs PyTorch with CUDA")
+    def test_cupy_arrays_draw_on_the_host(self):
+        x_np = random_images(np.random.default_rng(3), (4, 3, 20, 20), np.uint8)
+        t = T.GaussianBlur(3, (0.5, 2.0), per_image=True, generator=torch.Generator("cuda").manual_seed(1))
+        y = cupy.asnumpy(t(cupy.asarray(x_np)))
+        self.assertIsInstance(t.last_sigmas, list)                       # a CUDA generator, drawn for the host
+        np.testing.assert_array_equal(y, cpu_reference(x_np, "NCHW", (3, 3), t.last_sigmas, t.border))
+        with self.assertRaisesRegex(ValueError, "GaussianBlur: device_sigma=True draws the sigmas with PyTorch on "
+                                                "x's device, and x is a CuPy array"):
+            T.GaussianBlur(3, device_sigma=True)(cupy.asarray(x_np))
 
 
 if __name__ == "__main__":

@@ -65,6 +65,12 @@ class StubFilesTest(unittest.TestCase):
                      "processBatchGaussian", "getCudaEnabledDeviceCount", "syncedMatHostView"):
             self.assertRegex(self.cuda, r"(?m)^def %s\(" % name, "cv2.cuda.%s missing from the stubs" % name)
 
+    def test_device_sigma_method(self):
+        body = stub_class(self.cuda, "GaussianBatchFilter")
+        self.assertIsNotNone(body, "class GaussianBatchFilter missing from cv2/cuda/__init__.pyi")
+        self.assertRegex(body, r"def applyStackedDeviceSigma\(self, src: GpuMat, dst: GpuMat, imageRows: int, "
+                               r"sigmaX: GpuMat, sigmaY: GpuMat, ksize: cv2\.typing\.Size")
+
     def test_sigma_is_float(self):
         self.assertRegex(self.cuda, r"(?m)^def createGaussianBlur\(srcType: int, dstType: int, "
                                     r"ksize: cv2\.typing\.Size, sigmaX: float, sigmaY: float = \.\.\.")
@@ -141,6 +147,7 @@ class MypyStrictTest(unittest.TestCase):
             cv2.cudaimage.dask.gaussian_blur(da.zeros((4, 4)), (0, 0), "2.0")  # wrong
             cv2.cudaimage.transforms.GaussianBlur("3")  # wrong: kernel_size as str
             cv2.cudaimage.transforms.RandomGaussianBlur(3, (0.1, 2.0), p="0.5")  # wrong
+            cv2.cudaimage.transforms.GaussianBlur(3, device_sigma="yes")  # wrong: device_sigma as str
             ''')
         wrong = [i + 1 for i, line in enumerate(code.splitlines()) if "# wrong" in line]
         with tempfile.TemporaryDirectory() as d:

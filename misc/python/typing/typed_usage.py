@@ -52,24 +52,32 @@ def blur_gpumat_batch(images: list[npt.NDArray[np.uint8]], sigmas: list[float], 
     out: list[cv2.cuda.GpuMat] = list(f.apply(src, [], sigmas, [], [], stream))
     stacked = cv2.cuda.GpuMat(np.vstack(images))
     blurred: cv2.cuda.GpuMat = f.applyStacked(stacked, cv2.cuda.GpuMat(), images[0].shape[0], sigmas, stream=stream)
-    assert f.srcType() == f.dstType() and blurred.size() == stacked.size()
+    device_sigmas = cv2.cuda.GpuMat(np.asarray(sigmas, np.float32).reshape(1, -1))   # read on the device
+    again: cv2.cuda.GpuMat = f.applyStackedDeviceSigma(stacked, cv2.cuda.GpuMat(), images[0].shape[0], device_sigmas,
+                                                       cv2.cuda.GpuMat(), (5, 5), stream)
+    assert f.srcType() == f.dstType() and blurred.size() == stacked.size() == again.size()
     return list(cv2.cuda.GaussianBlurBatch(src, out, sigmas, stream=stream))
 
 
-def blur_tensor(x: object, sigmas: list[float]) -> object:
-    """cv2.cudaimage.tensor.gaussian_blur_batch: a PyTorch or CuPy batch, blurred where it lies."""
-    return cv2.cudaimage.tensor.gaussian_blur_batch(x, sigmas, layout="NHWC", border=cv2.BORDER_REFLECT_101)
+def blur_tensor(x: object, sigmas: list[float], device_sigmas: object) -> object:
+    """cv2.cudaimage.tensor.gaussian_blur_batch: a PyTorch or CuPy batch, blurred where it lies;
+    sigmas on the host, or on the device (a CUDA tensor) with one ksize for every image."""
+    y = cv2.cudaimage.tensor.gaussian_blur_batch(x, sigmas, layout="NHWC", border=cv2.BORDER_REFLECT_101)
+    return cv2.cudaimage.tensor.gaussian_blur_batch(y, device_sigmas, ksize=(23, 23), layout="NHWC", out=y)
 
 
 def blur_transforms(x: object) -> object:
     """cv2.cudaimage.transforms: GaussianBlur and RandomGaussianBlur (torch.nn.Modules with PyTorch)."""
     blur = cv2.cudaimage.transforms.GaussianBlur((3, 5), (0.1, 2.0), per_image=True, border="reflect")
-    random_blur = cv2.cudaimage.transforms.RandomGaussianBlur(5, (0.1, 2.0), p=0.5, border=cv2.BORDER_REFLECT_101)
+    random_blur = cv2.cudaimage.transforms.RandomGaussianBlur(5, (0.1, 2.0), p=0.5, border=cv2.BORDER_REFLECT_101,
+                                                              device_sigma=None)
+    device_blur = cv2.cudaimage.transforms.GaussianBlur(23, (0.1, 2.0), per_image=True, device_sigma=True)
     sigma: float = cv2.cudaimage.transforms.GaussianBlur.get_params(0.1, 2.0)
-    y = random_blur(blur(x))
+    y = random_blur(blur(device_blur(x)))
     sigmas: list[float] = blur.last_sigmas
     chosen: list[bool] = random_blur.last_applied
-    assert blur.kernel_size == (3, 5) and sigma > 0 and len(sigmas) == len(chosen)
+    drawn: object = device_blur.last_sigmas                   # a CUDA tensor: drawn on the device
+    assert blur.kernel_size == (3, 5) and sigma > 0 and len(sigmas) == len(chosen) and drawn is not None
     return y
 
 

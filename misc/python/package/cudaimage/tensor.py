@@ -31,9 +31,22 @@ Arguments: ``sigma`` (and ``sigma_y``) is a number for every image, or a sequenc
 tensor of one value (every image) or N values (one per image; NCHW: per image, not per plane).
 ``ksize`` is None (from sigma), an int or a tuple ``(width, height)``: one kernel for every image;
 or a list (NumPy array, any sequence but a tuple) of exactly N entries, each an int or a
-``(width, height)`` pair: one per image. A sigma on the device is read back to the host, which
-waits for it, and is refused while the current stream is captured into a CUDA graph (pass host
-values then); everything else the call does is legal during capture.
+``(width, height)`` pair: one per image. Everything the call does with host values is legal
+during CUDA graph capture.
+
+Sigmas on the device: a ``sigma`` that is a CUDA array (a torch CUDA tensor or a CuPy array, 0-d
+or 1-D, of one value or N) stays on the device, read by the kernels themselves
+(``GaussianBatchFilter.applyStackedDeviceSigma``), when ``ksize`` is one kernel for every image
+with both sizes given (an int or a ``(width, height)`` tuple, no 0), ``sigma_y`` is None or a CUDA
+array too, the images of ``x`` and ``out`` lie one below the other (the stacked case: a contiguous
+tensor) and are at least 2 x 2. Then nothing is read back: the call does not wait for the device,
+and a CUDA graph that captured it replays with the values the sigma memory holds at replay time.
+float32 and float64 are read as they are; another dtype (float16, bfloat16, an integer) is
+converted to float32 on the device first, on the call's stream. A value <= 0 or NaN means OpenCV's
+sigma for the kernel size (``cv2.GaussianBlur``'s sigma = 0), a ``sigma_y`` value <= 0 that image's
+sigma. The array must be on x's device and hold its values when the stream reaches the call.
+Otherwise a sigma on the device is read back to the host, which waits for it, and is refused while
+the current stream is captured into a CUDA graph (the message says which condition was not met).
 
 Gradients: a float32 or float64 torch tensor that requires grad, with grad enabled, is blurred by a
 ``torch.autograd.Function`` (``_tensor_grad``): the same forward, and as backward the exact adjoint
@@ -200,8 +213,10 @@ def _images(v: _View, layout: str, name: str):
     return cv2.CV_MAKETYPE(v.depth, cn), h, w, step, planes, stacked, per_image
 
 
-def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
-    """A sigma argument as a list: [] (None: the filter's), [s] (every image) or one per plane."""
+def _sigmas(sigma: Any, n: int, per_plane: int, name: str, why: str = "") -> list[float]:
+    """A sigma argument as a list: [] (None: the filter's), [s] (every image) or one per plane.
+    `why`: why a CUDA array is read back here rather than left on the device (for the message
+    of a refusal during graph capture)."""
     if sigma is None:
         return []
     if isinstance(sigma, (int, float)):
@@ -213,7 +228,7 @@ def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
             raise TypeError("gaussian_blur_batch: %s is a %s; allowed: a number, or a sequence, NumPy array or "
                             "tensor of numbers (one per image)" % (name, type(sigma).__name__))
         if hasattr(sigma, "tolist"):                          # NumPy, CuPy, torch (a device tensor waits for it)
-            _check_array_sigma(sigma, name)
+            _check_array_sigma(sigma, name, why)
             sigma = sigma.tolist()
             if isinstance(sigma, (int, float)):               # a 0-d array or tensor: every image
                 return [float(sigma)]
@@ -230,16 +245,23 @@ def _sigmas(sigma: Any, n: int, per_plane: int, name: str) -> list[float]:
     return [s for s in values for _ in range(per_plane)]
 
 
-def _check_array_sigma(sigma: Any, name: str) -> None:
-    """Refuses a sigma tensor that requires grad (the blur is not differentiable in sigma) and a
-    device array read back while the current stream is captured into a CUDA graph (the read
-    synchronises, which would invalidate the capture)."""
-    lib = _library(sigma)
-    if lib == "torch":
+def _check_sigma_grad(sigma: Any, name: str) -> None:
+    """Refuses a sigma tensor that requires grad (the blur is not differentiable in sigma)."""
+    if _library(sigma) == "torch":
         import torch
         if sigma.requires_grad and torch.is_grad_enabled():
             raise ValueError("gaussian_blur_batch: %s requires grad, but the blur is not differentiable with "
                              "respect to sigma (only x is); pass %s.detach() or Python floats" % (name, name))
+
+
+def _check_array_sigma(sigma: Any, name: str, why: str = "") -> None:
+    """Refuses a sigma tensor that requires grad (the blur is not differentiable in sigma) and a
+    device array read back while the current stream is captured into a CUDA graph (the read
+    synchronises, which would invalidate the capture); `why` says why it is read back."""
+    _check_sigma_grad(sigma, name)
+    lib = _library(sigma)
+    if lib == "torch":
+        import torch
         capturing = sigma.is_cuda and torch.cuda.is_current_stream_capturing()
     elif lib == "cupy":
         import cupy
@@ -249,8 +271,133 @@ def _check_array_sigma(sigma: Any, name: str) -> None:
     if capturing:
         raise RuntimeError("gaussian_blur_batch: %s is a CUDA array and the current stream is being captured "
                            "into a CUDA graph; reading its values back to the host would synchronise and "
-                           "invalidate the capture. During capture pass %s as host values: Python floats "
-                           "(a list) or a NumPy array" % (name, name))
+                           "invalidate the capture. To keep sigmas on the device (no read-back) pass ksize as "
+                           "one kernel for every image (an int or a (width, height) tuple, no 0), sigma on the "
+                           "device with sigma_y None or on the device too, and a batch whose images lie one "
+                           "below the other (a contiguous tensor; images at least 2 x 2)%s. Or during capture "
+                           "pass %s as host values: Python floats (a list) or a NumPy array"
+                           % (name, "; here " + why if why else "", name))
+
+
+def _is_device_array(obj: Any) -> bool:
+    """Whether obj is a torch CUDA tensor or a CuPy array (the sigmas that can stay on the device)."""
+    lib = _library(obj)
+    if lib == "torch":
+        return bool(getattr(obj, "is_cuda", False)) and hasattr(obj, "data_ptr")
+    return lib == "cupy" and hasattr(obj, "__cuda_array_interface__") and hasattr(obj, "device")
+
+
+def _array_device(obj: Any) -> int | None:
+    """The CUDA device ordinal of a torch CUDA tensor or a CuPy array; None for anything else."""
+    lib = _library(obj)
+    if lib == "torch" and getattr(obj, "is_cuda", False):
+        index = obj.device.index
+        return int(index) if index is not None else None
+    if lib == "cupy" and hasattr(obj, "device"):
+        return int(obj.device.id)
+    return None
+
+
+def _device_path_refusal(sigma: Any, sigma_y: Any, ks: list[tuple[int, int]], ksize: Any, stacked: bool,
+                         h: int, w: int) -> str:
+    """Why the sigmas cannot stay on the device for this call ('' when they can): the conditions
+    of applyStackedDeviceSigma that the arguments decide."""
+    if not _is_device_array(sigma):
+        return ("sigma is a host value and sigma_y a CUDA array" if _is_device_array(sigma_y) else "sigma is not a "
+                "CUDA array")
+    if sigma_y is not None and not _is_device_array(sigma_y):
+        return "sigma_y is a host value while sigma is on the device"
+    if ksize is None:
+        return "ksize is None (the kernel size would come from the sigma values)"
+    if len(ks) != 1:
+        return "ksize is one kernel per image (a list)"
+    if ks[0][0] == 0 or ks[0][1] == 0:
+        return "ksize %s has a 0 (that size would come from the sigma values)" % (ks[0],)
+    if not stacked:
+        return "the images of x (or out) do not lie one below the other (a slice or a strided view)"
+    if h < 2 or w < 2:
+        return "the images are %d x %d (smaller than 2 x 2)" % (w, h)
+    return ""
+
+
+def _check_device_sigma(sigma: Any, name: str, n: int) -> None:
+    """The checks of a CUDA sigma array that read nothing from the device: no grad, a real dtype,
+    0-d or 1-D, one value or n."""
+    if _library(sigma) == "torch":
+        import torch
+        _check_sigma_grad(sigma, name)
+        real = not sigma.is_complex() and sigma.dtype != torch.bool
+        dims, count = sigma.dim(), sigma.numel()
+    else:
+        real = sigma.dtype.kind in "fiu"
+        dims, count = sigma.ndim, sigma.size
+    if not real:
+        raise TypeError("gaussian_blur_batch: %s has dtype %s; allowed: a real dtype (float32 and float64 are read as "
+                        "they are, others converted to float32)" % (name, sigma.dtype))
+    if dims > 1:
+        raise TypeError("gaussian_blur_batch: %s has shape %s; allowed: a number, or one dimension of one value "
+                        "or one per image" % (name, tuple(sigma.shape)))
+    if count not in (1, n):
+        raise ValueError("gaussian_blur_batch: %s has %d values for %d images; allowed: one or one per image"
+                         % (name, count, n))
+
+
+def _device_sigma(sigma: Any, name: str, device: int, stream: Any, x: Any) -> tuple[Any, Any]:
+    """A CUDA sigma array (checked by _check_device_sigma) as the 1 x K GpuMat (CV_32FC1 or
+    CV_64FC1) applyStackedDeviceSigma reads, and the array that holds that memory (the caller
+    keeps it alive until the call is enqueued). Another dtype than float32 / float64, or a
+    non-contiguous array, is converted on the device, on the call's stream: so the conversion is
+    ordered with the blur, and its memory, allocated on that stream, is not reused before the blur
+    has run (no record_stream needed). Nothing here reads the values."""
+    where = _array_device(sigma)
+    if where is not None and where != device:
+        raise ValueError("gaussian_blur_batch: %s is on CUDA device %d and x on device %d; allowed: a %s on x's "
+                         "device (in PyTorch %s.to(x.device))" % (name, where, device, name, name))
+    if _library(sigma) == "torch":
+        import torch
+        values = sigma.detach()
+        if values.dtype not in (torch.float32, torch.float64) or not values.is_contiguous():
+            dtype = values.dtype if values.dtype in (torch.float32, torch.float64) else torch.float32
+            with _torch_stream(torch, _stream_handle(stream, x), values.device):
+                values = values.to(dtype).contiguous()
+        ptr, count = values.data_ptr(), values.numel()
+        cv_type = cv2.CV_32FC1 if values.dtype == torch.float32 else cv2.CV_64FC1
+    else:
+        values = sigma
+        if values.dtype.name not in ("float32", "float64") or not values.flags.c_contiguous:
+            import cupy
+            dtype = values.dtype if values.dtype.name in ("float32", "float64") else cupy.float32
+            with values.device, _cupy_stream(cupy, _stream_handle(stream, x)):
+                values = cupy.ascontiguousarray(values.astype(dtype, copy=False))
+        ptr, count = int(values.data.ptr), int(values.size)
+        cv_type = cv2.CV_32FC1 if values.dtype.name == "float32" else cv2.CV_64FC1
+    return cv2.cuda.createGpuMatFromCudaMemory(1, count, cv_type, ptr), values
+
+
+class _NoStreamChange:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _torch_stream(torch: Any, handle: int, device: Any) -> Any:
+    """A context making the stream `handle` PyTorch's current stream on `device` (nothing when it is)."""
+    if handle == torch.cuda.current_stream(device).cuda_stream:
+        return _NoStreamChange()
+    if handle in (0, 1):
+        return torch.cuda.stream(torch.cuda.default_stream(device))
+    return torch.cuda.stream(torch.cuda.ExternalStream(handle, device=device))
+
+
+def _cupy_stream(cupy: Any, handle: int) -> Any:
+    """A context making the stream `handle` CuPy's current stream (nothing when it is)."""
+    if handle == cupy.cuda.get_current_stream().ptr:
+        return _NoStreamChange()
+    if handle in (0, 1):
+        return cupy.cuda.Stream.null
+    return cupy.cuda.ExternalStream(handle)
 
 
 def _ksize_pair(k: Any) -> tuple[int, int] | None:
@@ -305,9 +452,10 @@ def _ksizes(ksize: Any, n: int, per_plane: int) -> list[tuple[int, int]]:
     return sizes if per_plane == 1 else [s for s in sizes for _ in range(per_plane)]
 
 
-def _cv_stream(stream: Any, x: Any) -> Any:
+def _stream_handle(stream: Any, x: Any) -> int:
+    """The raw cudaStream_t of the stream the call runs on (see _cv_stream)."""
     if isinstance(stream, cv2.cuda.Stream):
-        return stream
+        return int(stream.cudaPtr())
     if stream is None:
         lib = _library(x)
         if lib == "torch":
@@ -322,7 +470,13 @@ def _cv_stream(stream: Any, x: Any) -> Any:
         stream = stream.cuda_stream
     elif hasattr(stream, "ptr"):
         stream = stream.ptr
-    handle = int(stream)
+    return int(stream)
+
+
+def _cv_stream(stream: Any, x: Any) -> Any:
+    if isinstance(stream, cv2.cuda.Stream):
+        return stream
+    handle = _stream_handle(stream, x)
     if handle in (0, 1):                                     # the legacy default stream
         return cv2.cuda.Stream.Null() if hasattr(cv2.cuda.Stream, "Null") else cv2.cuda.Stream_Null()
     return cv2.cuda.wrapStream(handle)
@@ -350,6 +504,11 @@ def gaussian_blur_batch(x: Any, sigma: float | Sequence[float] | Any, sigma_y: f
     (default), BORDER_REFLECT_101, BORDER_REFLECT, BORDER_WRAP, BORDER_CONSTANT. ``stream``: None
     (the producer's current stream) or a stream (see the module). A float torch tensor that requires
     grad (with grad enabled) gets a result with a ``grad_fn``; then ``out`` must be None.
+
+    A ``sigma`` on the device (torch CUDA tensor, CuPy array) with ``ksize`` one kernel for every
+    image (int or tuple, no 0), ``sigma_y`` None or on the device, and a contiguous batch stays on
+    the device: no host synchronisation, CUDA-graph replays read the values current at replay time
+    (see the module). Otherwise it is read back to the host.
     """
     if getattr(x, "requires_grad", False) and _library(x) == "torch":
         from . import _tensor_grad
@@ -372,8 +531,9 @@ def _blur_with_grad(grad: Any, x: Any, sigma: Any, sigma_y: Any, ksize: Any, lay
     src = _View(x, "x")
     lay = _layout_of(src, layout)
     n = src.shape[0]
-    sx = _sigmas(sigma, n, 1, "sigma")
-    sy = _sigmas(sigma_y, n, 1, "sigma_y")
+    why = "x requires grad, and the autograd path reads sigma on the host (use x.detach() or torch.no_grad())"
+    sx = _sigmas(sigma, n, 1, "sigma", why)
+    sy = _sigmas(sigma_y, n, 1, "sigma_y", why)
     ks = _ksizes(ksize, n, 1)
 
     def one(values: list[Any]) -> Any:
@@ -409,9 +569,13 @@ def _blur(x: Any, sigma: Any, sigma_y: Any, ksize: Any, layout: str | None, out:
     _, _, _, dstep, dplanes, dstacked, _ = _images(dst, lay, "out")
     n = src.shape[0]
     count = n * per_image
-    sx = _sigmas(sigma, n, per_image, "sigma")
-    sy = _sigmas(sigma_y, n, per_image, "sigma_y")
     ks = _ksizes(ksize, n, per_image)
+    why = _device_path_refusal(sigma, sigma_y, _ksizes(ksize, n, 1), ksize, stacked and dstacked, h, w)
+    if not why:
+        return _blur_device_sigma(x, src, dst, out, sigma, sigma_y, ks[0], cv_type, h, w, step, dstep, count,
+                                  border, stream)
+    sx = _sigmas(sigma, n, per_image, "sigma", why)
+    sy = _sigmas(sigma_y, n, per_image, "sigma_y", why)
     s = _cv_stream(stream, x)
     f = _filter(cv_type, border)
     if stacked and dstacked:
@@ -422,4 +586,37 @@ def _blur(x: Any, sigma: Any, sigma_y: Any, ksize: Any, layout: str | None, out:
         g_src = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, step) for p in planes()]
         g_dst = [cv2.cuda.createGpuMatFromCudaMemory(h, w, cv_type, p, dstep) for p in dplanes()]
         f.apply(g_src, g_dst, sx, sy, ks, s)
+    return out
+
+
+def _blur_device_sigma(x: Any, src: _View, dst: _View, out: Any, sigma: Any, sigma_y: Any, ksize: tuple[int, int],
+                       cv_type: int, h: int, w: int, step: int, dstep: int, count: int, border: int,
+                       stream: Any) -> Any:
+    """The stacked batch blurred with sigmas that stay on the device (applyStackedDeviceSigma):
+    nothing is read back. The sigma arrays hold 1 or N values for the `count` = N * planes-per-image
+    images of the matrix; the filter's grouping rule (value j serves images [j count / K, (j + 1)
+    count / K)) gives each value its image's planes."""
+    n = src.shape[0]
+    _check_device_sigma(sigma, "sigma", n)
+    if sigma_y is not None:
+        _check_device_sigma(sigma_y, "sigma_y", n)
+    device = _array_device(x)
+    if device is None:                                        # x of another producer: the current device
+        device = cv2.cuda.getDevice()
+    g_sx, keep_x = _device_sigma(sigma, "sigma", device, stream, x)
+    if sigma_y is None:
+        g_sy, keep_y = cv2.cuda.GpuMat(), None
+    else:
+        g_sy, keep_y = _device_sigma(sigma_y, "sigma_y", device, stream, x)
+    s = _cv_stream(stream, x)
+    f = _filter(cv_type, border)
+    g_src = cv2.cuda.createGpuMatFromCudaMemory(h * count, w, cv_type, src.ptr, step)
+    g_dst = cv2.cuda.createGpuMatFromCudaMemory(h * count, w, cv_type, dst.ptr, dstep)
+    if ksize == (1, 1):
+        # A 1 x 1 kernel is a copy whatever the sigma (cv2.getGaussianKernel(1, s) is [1]):
+        # applyStackedDeviceSigma refuses it, applyStacked copies.
+        f.applyStacked(g_src, g_dst, h, [1.0], [], [ksize], s)
+    else:
+        f.applyStackedDeviceSigma(g_src, g_dst, h, g_sx, g_sy, ksize, s)
+    del keep_x, keep_y                                        # enqueued: the converted sigmas may go
     return out

@@ -19,12 +19,27 @@ Inputs: a CUDA tensor of dtype uint8, uint16, int16, float32 or float64, shaped 
 and dtype (never in place); a torchvision ``tv_tensors.Image`` or ``Video`` comes back as one.
 
 Sigma: a number (fixed, used as given) or a range ``(min, max)`` with ``0 < min <= max``, drawn
-uniformly on the host: with ``generator`` (a ``torch.Generator``, CPU or CUDA, or a
-``random.Random``) or, without one, PyTorch's global generator (``torch.manual_seed`` makes it
-reproducible), or Python's ``random`` module where PyTorch is not installed. PyTorch draws are
-``torch.empty(n).uniform_(min, max)`` in float32, as torchvision draws its sigma, so with the same
-seed ``GaussianBlur(k, s)`` draws torchvision's sigma. The same sigma blurs both axes. The sigmas of
-the latest call are in ``last_sigmas`` (one per image of the flattened batch).
+uniformly: with ``generator`` (a ``torch.Generator``, CPU or CUDA, or a ``random.Random``) or,
+without one, PyTorch's global generator (``torch.manual_seed`` makes it reproducible), or Python's
+``random`` module where PyTorch is not installed. PyTorch draws are
+``torch.empty(n, device=...).uniform_(min, max, generator=...)`` in float32, as torchvision draws
+its sigma, so with the same seed and no generator ``GaussianBlur(k, s)`` draws torchvision's sigma.
+The same sigma blurs both axes. The sigmas of the latest call are in ``last_sigmas`` (one per image
+of the flattened batch).
+
+Where the draws are made (``device_sigma``): on the host by default, as a list of floats handed to
+the blur. On the device (``device_sigma=True``, or by default when ``generator`` is a CUDA
+``torch.Generator``; torch tensors only): the sigmas (and ``RandomGaussianBlur``'s decisions) are
+drawn into CUDA tensors, on x's device, from the CUDA generator given or, without one, PyTorch's
+default CUDA generator of that device (``torch.manual_seed`` seeds it too), and handed to the blur
+as they are (``gaussian_blur_batch``'s device-sigma path): nothing is read back, so a call never
+waits for the GPU, and a CUDA graph that captured it draws new sigmas at each replay (PyTorch's
+default CUDA generator is part of every capture; a generator of your own must be registered with
+the graph, as for any PyTorch random op).
+``last_sigmas`` (and ``last_applied``) are then CUDA tensors; reading their values waits for the
+GPU only when you read them. ``RandomGaussianBlur`` on the device blurs every image and keeps the
+images not chosen with ``torch.where`` on the device: one more elementwise pass over the batch.
+For CuPy arrays the draws stay on the host.
 
 Differences from torchvision and kornia:
 
@@ -199,6 +214,66 @@ def _uniform(lo: float, hi: float, n: int, generator: Any) -> list[float]:
     return values
 
 
+def _is_cuda_generator(generator: Any) -> bool:
+    torch = _torch()
+    return torch is not None and isinstance(generator, torch.Generator) and generator.device.type == "cuda"
+
+
+def _device_sigma(device_sigma: Any, generator: Any, who: str) -> bool | None:
+    """The constructor's device_sigma: None (device draws when the generator is a CUDA
+    torch.Generator), True (device draws: needs PyTorch, and a CUDA torch.Generator or none) or False."""
+    if device_sigma is not None and not isinstance(device_sigma, bool):
+        raise TypeError("%s: device_sigma is a %s; allowed: None (on the device when generator is a CUDA "
+                        "torch.Generator), True or False" % (who, type(device_sigma).__name__))
+    if device_sigma:
+        if _torch() is None:
+            raise ValueError("%s: device_sigma=True draws the sigmas with PyTorch, which is not installed" % who)
+        if generator is not None and not _is_cuda_generator(generator):
+            what = "a CPU torch.Generator" if isinstance(generator, _torch().Generator) else "a random.Random"
+            raise ValueError("%s: device_sigma=True draws on the device, and generator is %s; allowed with it: "
+                             "a CUDA torch.Generator (torch.Generator('cuda')) or None (PyTorch's default CUDA "
+                             "generator)" % (who, what))
+    return device_sigma
+
+
+def _draws_on_device(device_sigma: bool | None, generator: Any, batch: "_Batch", who: str) -> bool:
+    """Whether this call draws on the device: device_sigma, or (None) a CUDA generator; torch only."""
+    on_device = _is_cuda_generator(generator) if device_sigma is None else device_sigma
+    if batch.lib != "torch":
+        if device_sigma:
+            raise ValueError("%s: device_sigma=True draws the sigmas with PyTorch on x's device, and x is a CuPy "
+                             "array; pass a torch tensor, or use device_sigma=None or False" % who)
+        return False
+    if on_device and generator is not None:
+        torch = _torch()
+        g_index = generator.device.index if generator.device.index is not None else torch.cuda.current_device()
+        if batch.x.device.type != "cuda" or batch.x.device.index != g_index:
+            raise ValueError("%s: generator is on cuda:%d and x on %s; a device draw needs the generator on x's "
+                             "device" % (who, g_index, batch.x.device))
+    return on_device
+
+
+def _device_uniform(lo: float, hi: float, n: int, generator: Any, device: Any) -> Any:
+    """n values uniform in [lo, hi] drawn on the device (float32, torchvision's draw), not read back."""
+    import torch
+    return torch.empty(n, device=device).uniform_(lo, hi, generator=generator)
+
+
+def _device_sigmas(lo: float, hi: float, per_image: bool, n: int, generator: Any, device: Any) -> tuple[Any, Any]:
+    """(the sigma argument for gaussian_blur_batch, the n sigmas of the images as a CUDA tensor):
+    a fixed sigma (lo == hi) is the Python float itself and a float64 tensor filled with it (no
+    draw); one draw for the batch is the 1-value tensor and a view of it repeated n times; per
+    image, the n-value tensor for both."""
+    import torch
+    if lo == hi:
+        return lo, torch.full((n,), lo, dtype=torch.float64, device=device)
+    if per_image:
+        values = _device_uniform(lo, hi, n, generator, device)
+        return values, values
+    one = _device_uniform(lo, hi, 1, generator, device)
+    return one, one.expand(n)
+
+
 def _rand(n: int, generator: Any) -> list[float]:
     """n values uniform in [0, 1), from the same source as _uniform."""
     if isinstance(generator, random.Random):
@@ -290,13 +365,18 @@ class GaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
     cv2 border or kornia border name (see the module). ``generator``: a ``torch.Generator`` or
     ``random.Random`` to draw from; None: PyTorch's global generator (Python's ``random`` without
     PyTorch). ``layout``: 'NCHW' ((..., C, H, W), torchvision's) or 'NHWC' ((..., H, W, C)).
+    ``device_sigma``: None (the default: on the device when ``generator`` is a CUDA
+    ``torch.Generator``, on the host otherwise), True (on the device: drawn into a CUDA tensor from
+    the CUDA generator or PyTorch's default CUDA generator of x's device, handed to the blur without
+    a read-back; ``last_sigmas`` is that tensor) or False (on the host, ``last_sigmas`` a list).
 
     Returns a new tensor of the input's shape and dtype. Raises ValueError or TypeError, naming the
     argument, for a bad argument (in the constructor) or input (before any CUDA call).
     """
 
     def __init__(self, kernel_size: KernelSize, sigma: Sigma = (0.1, 2.0), *, per_image: bool = False,
-                 border: Border = cv2.BORDER_REFLECT_101, generator: Any = None, layout: str = "NCHW"):
+                 border: Border = cv2.BORDER_REFLECT_101, generator: Any = None, layout: str = "NCHW",
+                 device_sigma: bool | None = None):
         super().__init__()
         who = type(self).__name__
         self.kernel_size: tuple[int, int] = _kernel_size(kernel_size, who)
@@ -307,9 +387,11 @@ class GaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
         self.border: int = _border(border, who)
         self.generator: Any = _generator(generator, who)
         self.layout: str = _layout(layout, who)
+        self.device_sigma: bool | None = _device_sigma(device_sigma, self.generator, who)
         #: The sigma each image of the latest call was blurred with (one per image of the batch,
-        #: leading dimensions flattened).
-        self.last_sigmas: list[float] = []
+        #: leading dimensions flattened): a list of floats for host draws, a CUDA tensor (float32
+        #: drawn, float64 for a fixed sigma) for device draws.
+        self.last_sigmas: list[float] | Any = []
 
     @staticmethod
     def get_params(sigma_min: float, sigma_max: float, generator: Any = None) -> float:
@@ -329,6 +411,8 @@ class GaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
     def forward(self, x: Any) -> Any:
         """The blurred copy of ``x`` (see the class)."""
         batch = _Batch(x, self.layout, type(self).__name__)
+        if _draws_on_device(self.device_sigma, self.generator, batch, type(self).__name__):
+            return self._forward_on_device(batch)
         sigmas = self._draw(batch.n)
         self.last_sigmas = sigmas
         if batch.empty:
@@ -338,9 +422,20 @@ class GaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
                                         border=self.border)
         return batch.result(y)
 
+    def _forward_on_device(self, batch: _Batch) -> Any:
+        """forward() with the sigmas drawn on the device and given to the blur as a CUDA tensor."""
+        lo, hi = self.sigma
+        sigma, self.last_sigmas = _device_sigmas(lo, hi, self.per_image, batch.n, self.generator, batch.x.device)
+        if batch.empty:
+            return batch.copy()
+        y = _tensor.gaussian_blur_batch(batch.images(), sigma, None, self.kernel_size, layout=self.layout,
+                                        border=self.border)
+        return batch.result(y)
+
     def extra_repr(self) -> str:
-        return "kernel_size=%s, sigma=%s, per_image=%s, border=%s, layout=%r" % (
-            self.kernel_size, self.sigma, self.per_image, _CV_BORDERS.get(self.border, self.border), self.layout)
+        return "kernel_size=%s, sigma=%s, per_image=%s, border=%s, layout=%r%s" % (
+            self.kernel_size, self.sigma, self.per_image, _CV_BORDERS.get(self.border, self.border), self.layout,
+            "" if self.device_sigma is None else ", device_sigma=%s" % self.device_sigma)
 
 
 class RandomGaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
@@ -360,10 +455,19 @@ class RandomGaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
     The whole batch is one call of ``gaussian_blur_batch``: images not chosen get a 1 x 1 kernel,
     which ``cv2.GaussianBlur`` (and the GPU filter) applies as an exact copy. Returns a new tensor
     of the input's shape and dtype (also when no image is chosen).
+
+    ``device_sigma``: as for :class:`GaussianBlur`. On the device the decisions are drawn too
+    (``torch.rand(n, device=..., generator=...) < p``, one value for ``same_on_batch``; none for
+    p = 0 or 1), then a sigma for every image (chosen or not; one for ``same_on_batch``; none for
+    a fixed sigma); the whole batch is blurred with them in one call and the images not chosen are
+    taken back from the input by ``torch.where`` on the device (one more elementwise pass; exact
+    copies). ``last_applied`` is then a bool CUDA tensor and ``last_sigmas`` a CUDA tensor with NaN
+    where an image was not chosen.
     """
 
     def __init__(self, kernel_size: KernelSize, sigma: Sigma, p: float = 0.5, *, same_on_batch: bool = False,
-                 border: Border = cv2.BORDER_REFLECT_101, generator: Any = None, layout: str = "NCHW"):
+                 border: Border = cv2.BORDER_REFLECT_101, generator: Any = None, layout: str = "NCHW",
+                 device_sigma: bool | None = None):
         super().__init__()
         who = type(self).__name__
         self.kernel_size: tuple[int, int] = _kernel_size(kernel_size, who)
@@ -379,10 +483,12 @@ class RandomGaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
         self.border: int = _border(border, who)
         self.generator: Any = _generator(generator, who)
         self.layout: str = _layout(layout, who)
-        #: Per image of the latest call: its sigma, or None where it was left as it was.
-        self.last_sigmas: list[float | None] = []
-        #: Per image of the latest call: whether it was blurred.
-        self.last_applied: list[bool] = []
+        self.device_sigma: bool | None = _device_sigma(device_sigma, self.generator, who)
+        #: Per image of the latest call: its sigma, or None where it was left as it was (device
+        #: draws: a CUDA tensor, NaN where it was left as it was).
+        self.last_sigmas: list[float | None] | Any = []
+        #: Per image of the latest call: whether it was blurred (device draws: a bool CUDA tensor).
+        self.last_applied: list[bool] | Any = []
 
     def _choose(self, n: int) -> list[bool]:
         if self.p == 0.0 or self.p == 1.0:
@@ -408,6 +514,8 @@ class RandomGaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
     def forward(self, x: Any) -> Any:
         """The copy of ``x`` with the chosen images blurred (see the class)."""
         batch = _Batch(x, self.layout, type(self).__name__)
+        if _draws_on_device(self.device_sigma, self.generator, batch, type(self).__name__):
+            return self._forward_on_device(batch)
         applied = self._choose(batch.n)
         sigmas = self._draw(applied)
         self.last_applied, self.last_sigmas = applied, sigmas
@@ -419,7 +527,37 @@ class RandomGaussianBlur(_Base):  # type: ignore[misc, unused-ignore]
         y = _tensor.gaussian_blur_batch(batch.images(), sigma, None, ksize, layout=self.layout, border=self.border)
         return batch.result(y)
 
+    def _forward_on_device(self, batch: _Batch) -> Any:
+        """forward() with the decisions and sigmas drawn on the device: every image blurred in one
+        call, the images not chosen taken back from the input by torch.where."""
+        import torch
+        n, device, g = batch.n, batch.x.device, self.generator
+        lo, hi = self.sigma
+        if self.p == 0.0 or self.p == 1.0:
+            applied = torch.full((n,), self.p == 1.0, dtype=torch.bool, device=device)
+        elif self.same_on_batch:
+            applied = (torch.rand(1, device=device, generator=g) < self.p).expand(n)
+        else:
+            applied = torch.rand(n, device=device, generator=g) < self.p
+        self.last_applied = applied
+        if self.p == 0.0:
+            self.last_sigmas = torch.full((n,), float("nan"), device=device)
+            return batch.copy()
+        sigma, drawn = _device_sigmas(lo, hi, not self.same_on_batch, n, g, device)
+        self.last_sigmas = drawn if self.p == 1.0 else drawn.masked_fill(~applied, float("nan"))
+        if batch.empty:
+            return batch.copy()
+        images = batch.images()
+        y = _tensor.gaussian_blur_batch(images, sigma, None, self.kernel_size, layout=self.layout, border=self.border)
+        if self.p != 1.0:
+            keep = applied.reshape((n, 1, 1, 1))
+            if y.dtype == getattr(torch, "uint16", None):     # torch.where has no uint16 kernel: same bits as int16
+                y = torch.where(keep, y.view(torch.int16), images.view(torch.int16)).view(torch.uint16)
+            else:
+                y = torch.where(keep, y, images)
+        return batch.result(y)
+
     def extra_repr(self) -> str:
-        return "kernel_size=%s, sigma=%s, p=%s, same_on_batch=%s, border=%s, layout=%r" % (
+        return "kernel_size=%s, sigma=%s, p=%s, same_on_batch=%s, border=%s, layout=%r%s" % (
             self.kernel_size, self.sigma, self.p, self.same_on_batch, _CV_BORDERS.get(self.border, self.border),
-            self.layout)
+            self.layout, "" if self.device_sigma is None else ", device_sigma=%s" % self.device_sigma)
