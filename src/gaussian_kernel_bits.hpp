@@ -109,7 +109,7 @@ CUDAIMAGE_HOST_DEVICE inline double fromBits(uint64_t b)
 } // namespace ieee
 
 /** The exponent t of the power of two that scales exp(x) (0 .. 2047; 0: the result is zero). */
-CUDAIMAGE_HOST_DEVICE inline int softdoubleExpScale(const SoftdoubleExpConstants& c, double x0)
+CUDAIMAGE_HOST_DEVICE inline int softdoubleExpScale(const SoftdoubleExpConstants&, double x0)
 {
     const int n = static_cast<int>(ieee::roundEven(x0));
     const int t = (n >> SoftdoubleExpConstants::kTableBits) + 1023;

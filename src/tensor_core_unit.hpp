@@ -77,6 +77,35 @@ struct TensorCoreUnit
     }
 };
 
+/** What a tensor-core unit's batch taps are (src/cuda/batch_tap_maker.cuh): its `Taps` struct, one
+ * instance for every radius, built by its `prepareInto(const KernelTaps&, Taps&)` for its one depth,
+ * on the host or on the device. `Unit` is the unit itself (CRTP). */
+template <class Unit, int UnitDepth>
+struct TensorCoreBatchTaps
+{
+    /** The taps of a filter (not valid outside the unit's taps conditions: accepts() then declines). */
+    static auto prepare(const FilterTaps& f)
+    {
+        typename Unit::Taps t;
+        Unit::prepareInto(spansOf(f), t);
+        return t;
+    }
+    static BatchTapsLayout batchLayout(int, int, int, int)
+    {
+        return BatchTapsLayout{0, static_cast<int>(sizeof(typename Unit::Taps))};
+    }
+    template <int Depth>
+    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out)
+    {
+        if constexpr (Depth == UnitDepth)
+            Unit::prepareInto(k, *reinterpret_cast<typename Unit::Taps*>(out));
+    }
+    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out)
+    {
+        Unit::prepareInto(k, *reinterpret_cast<typename Unit::Taps*>(out));
+    }
+};
+
 }}} // namespace cv::cuda::gaussian
 
 #endif

@@ -96,7 +96,7 @@ struct TensorTaps8U
  * for a newer GPU without code of its own). Queried once per device (TensorCorePath::deviceFacts). */
 bool tensorCoreCodeRuns();
 
-struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>
+struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>, TensorCoreBatchTaps<TensorCorePath, CV_8U>
 {
     static constexpr const char* kName = "tensor-core";
     static constexpr const char* kKernel = "gaussianTensor8U";   //!< its (first) kernel, as launches name it
@@ -123,15 +123,7 @@ struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>
                                   "8U, byte taps: tensor cores");
     }
 
-    /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
-    static Taps prepare(const FilterTaps& f)
-    {
-        Taps t;
-        prepareInto(spansOf(f), t);
-        return t;
-    }
-
-    /** prepare() into a default-constructed (zero) struct, on the host or on the device. */
+    /** The taps (TensorCoreBatchTaps::prepare) into a default-constructed (zero) struct, on the host or on the device. */
     static CUDAIMAGE_HOST_DEVICE void prepareInto(const KernelTaps& f, Taps& t)
     {
         const int R = f.radius();
@@ -160,14 +152,6 @@ struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
     static constexpr const char* kTapMakerKernel = "gaussianTensor8UTaps";
-    static BatchTapsLayout batchLayout(int, int, int, int) { return BatchTapsLayout{0, static_cast<int>(sizeof(Taps))}; }
-    template <int Depth>
-    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out)
-    {
-        if constexpr (Depth == CV_8U)
-            prepareInto(k, *reinterpret_cast<Taps*>(out));
-    }
-    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out) { prepareInto(k, *reinterpret_cast<Taps*>(out)); }
     /** Builds the jobs' taps on the device (src/cuda/batch_tap_maker.cuh). */
     static void makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream);
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);

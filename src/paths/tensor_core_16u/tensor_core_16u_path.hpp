@@ -73,7 +73,7 @@ struct TensorTaps16U
 /** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
 bool tensorCore16UCodeRuns();
 
-struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCodeRuns>
+struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCodeRuns>, TensorCoreBatchTaps<TensorCore16UPath, CV_16U>
 {
     static constexpr const char* kName = "tensor-core-16u";
     static constexpr const char* kKernel = "gaussianTensor16U";   //!< its (first) kernel, as launches name it
@@ -101,15 +101,7 @@ struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCode
                                   "16U, one channel: tensor cores");
     }
 
-    /** The taps; not valid outside the rule's taps conditions (accepts() then declines). */
-    static Taps prepare(const FilterTaps& f)
-    {
-        Taps t;
-        prepareInto(spansOf(f), t);
-        return t;
-    }
-
-    /** prepare() into a default-constructed (zero) struct, on the host or on the device. */
+    /** The taps (TensorCoreBatchTaps::prepare) into a default-constructed (zero) struct, on the host or on the device. */
     static CUDAIMAGE_HOST_DEVICE void prepareInto(const KernelTaps& f, Taps& t)
     {
         const int R = f.radius();
@@ -142,14 +134,6 @@ struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCode
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
     static constexpr const char* kTapMakerKernel = "gaussianTensor16UTaps";
-    static BatchTapsLayout batchLayout(int, int, int, int) { return BatchTapsLayout{0, static_cast<int>(sizeof(Taps))}; }
-    template <int Depth>
-    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out)
-    {
-        if constexpr (Depth == CV_16U)
-            prepareInto(k, *reinterpret_cast<Taps*>(out));
-    }
-    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out) { prepareInto(k, *reinterpret_cast<Taps*>(out)); }
     /** Builds the jobs' taps on the device (src/cuda/batch_tap_maker.cuh). */
     static void makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream);
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);

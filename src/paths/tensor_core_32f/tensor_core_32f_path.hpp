@@ -81,7 +81,7 @@ struct TensorTaps32F
 /** The kernel's code for the current device was compiled for sm_80 or later (as tensorCoreCodeRuns()). */
 bool tensorCore32FCodeRuns();
 
-struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCodeRuns>
+struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCodeRuns>, TensorCoreBatchTaps<TensorCore32FPath, CV_32F>
 {
     static constexpr const char* kName = "tensor-core-32f";
     static constexpr const char* kKernel = "gaussianTensor32F";   //!< its (first) kernel, as launches name it
@@ -106,14 +106,7 @@ struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCode
     }
 
     /** The taps; not valid outside 32F, one channel, radius 1..kMaxR (accepts() then declines). */
-    static Taps prepare(const FilterTaps& f)
-    {
-        Taps t;
-        prepareInto(spansOf(f), t);
-        return t;
-    }
-
-    /** prepare() into a default-constructed (zero) struct, on the host or on the device. */
+    /** The taps (TensorCoreBatchTaps::prepare) into a default-constructed (zero) struct, on the host or on the device. */
     static CUDAIMAGE_HOST_DEVICE void prepareInto(const KernelTaps& f, Taps& t)
     {
         const int rx = f.x.radius(), ry = f.y.radius();
@@ -137,14 +130,6 @@ struct TensorCore32FPath : TensorCoreUnit<tensorCore32FTuning, tensorCore32FCode
      * radius in one launch (instance 0), each image with its own taps. */
     static constexpr bool kBatched = true;
     static constexpr const char* kTapMakerKernel = "gaussianTensor32FTaps";
-    static BatchTapsLayout batchLayout(int, int, int, int) { return BatchTapsLayout{0, static_cast<int>(sizeof(Taps))}; }
-    template <int Depth>
-    static CUDAIMAGE_HOST_DEVICE void prepareBatch(const KernelTaps& k, unsigned char* out)
-    {
-        if constexpr (Depth == CV_32F)
-            prepareInto(k, *reinterpret_cast<Taps*>(out));
-    }
-    static void prepareBatchOnHost(const KernelTaps& k, unsigned char* out) { prepareInto(k, *reinterpret_cast<Taps*>(out)); }
     /** Builds the jobs' taps on the device (src/cuda/batch_tap_maker.cuh). */
     static void makeBatchTaps(const BatchTapJobs& jobs, cudaStream_t stream);
     static void launchBatch(const BatchLaunch& b, cudaStream_t stream);
