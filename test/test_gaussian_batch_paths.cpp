@@ -189,7 +189,14 @@ TEST_P(CudaImage_GaussianBatchPaths_Unit, one_batched_launch_and_the_single_filt
     // the image below the range: the CUDA-core batch kernel of its radius
     const char* below = c.minRadius - 1 <= gs::FusedTile::kMaxR ? "fusedTileBatch" : "fusedLargeTileBatch";
     EXPECT_EQ(1, launches(k, below)) << c << ": the image below the range: " << describe(k);
-    EXPECT_EQ(2u, k.size()) << c << ": " << describe(k);
+    // and besides them only the device's tap makers (one launch per path: names ending in "Taps")
+    size_t blurs = 0;
+    for (const auto& kv : k)
+        if (kv.first.size() < 4 || kv.first.compare(kv.first.size() - 4, 4, "Taps") != 0)
+            blurs++;
+        else
+            EXPECT_EQ(1, kv.second) << c << ": " << describe(k);
+    EXPECT_EQ(2u, blurs) << c << ": " << describe(k);
     for (size_t i = 0; i < radii.size(); i++)
         EXPECT_EQ(0, countDifferent(alone[i], toHost(dst[i], s))) << c << " image " << i << " (radius " << radii[i] << ", " << sizes[i] << ")";
 
