@@ -221,14 +221,7 @@ public:
                       const std::vector<double>& sigmaY, const std::vector<Size>& ksize, Stream& stream) CV_OVERRIDE
     {
         static const char* const f = "cv::cuda::GaussianBatchFilter::applyStacked";
-        if (src.empty())
-            CV_Error_(Error::StsBadArg, ("%s: src is empty", f));
-        if (src.type() != srcType_)
-            CV_Error_(Error::StsUnmatchedFormats, ("%s: src type is %s but the filter was created for srcType %s", f,
-                                                   typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
-        if (imageRows <= 0 || src.rows % imageRows != 0)
-            CV_Error_(Error::StsBadArg, ("%s: imageRows is %d for src of %d rows; allowed: a divisor of src.rows above 0",
-                                         f, imageRows, src.rows));
+        checkStack(src, imageRows, f);
         checkNoPartialOverlap(src, dst, dstType_, f);
         const int n = src.rows / imageRows;
         std::lock_guard<std::mutex> lock(mutex_);
@@ -240,14 +233,7 @@ public:
                                  Size ksize, Stream& stream) CV_OVERRIDE
     {
         static const char* const f = "cv::cuda::GaussianBatchFilter::applyStackedDeviceSigma";
-        if (src.empty())
-            CV_Error_(Error::StsBadArg, ("%s: src is empty", f));
-        if (src.type() != srcType_)
-            CV_Error_(Error::StsUnmatchedFormats, ("%s: src type is %s but the filter was created for srcType %s", f,
-                                                   typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
-        if (imageRows <= 0 || src.rows % imageRows != 0)
-            CV_Error_(Error::StsBadArg, ("%s: imageRows is %d for src of %d rows; allowed: a divisor of src.rows above 0",
-                                         f, imageRows, src.rows));
+        checkStack(src, imageRows, f);
         if (imageRows < 2 || src.cols < 2)
             CV_Error_(Error::StsBadSize, ("%s: the images are %d x %d; allowed: at least 2 x 2 (a single row or column "
                                           "takes a path whose taps are built on the host)", f, src.cols, imageRows));
@@ -318,6 +304,19 @@ public:
     }
 
 private:
+    /** The checks both stacked forms share (no CUDA call). */
+    void checkStack(const GpuMat& src, int imageRows, const char* f) const
+    {
+        if (src.empty())
+            CV_Error_(Error::StsBadArg, ("%s: src is empty", f));
+        if (src.type() != srcType_)
+            CV_Error_(Error::StsUnmatchedFormats, ("%s: src type is %s but the filter was created for srcType %s", f,
+                                                   typeToString(src.type()).c_str(), typeToString(srcType_).c_str()));
+        if (imageRows <= 0 || src.rows % imageRows != 0)
+            CV_Error_(Error::StsBadArg, ("%s: imageRows is %d for src of %d rows; allowed: a divisor of src.rows above 0",
+                                         f, imageRows, src.rows));
+    }
+
     /** The stacked images of applyStacked and applyStackedDeviceSigma, each with its kernel, to run(). */
     void enqueueStacked(const GpuMat& src, GpuMat& dst, int imageRows, const std::vector<const KernelEntry*>& kernels,
                         Stream& stream, const char* f, const DeviceSigmas& sigmas)
