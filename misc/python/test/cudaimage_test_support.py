@@ -83,3 +83,30 @@ def torch_cannot_run():
         return None
     return ("CUDA_FORCE_PTX_JIT=1 and PyTorch %s holds no PTX the driver can compile for sm_%d (its "
             "architectures: %s)" % (torch.__version__, cc, " ".join(archs) or "none"))
+
+
+def usable_cupy():
+    """CuPy when it imports and sees a device that cv2 sees too, else None."""
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception:   # no CuPy, or no device for it
+        return None
+    return cupy if gpu_available() else None
+
+
+def capture_torch_graph(call, **graph_args):
+    """PyTorch's capture pattern: one warm-up call on a side stream, then `call` captured into a
+    torch.cuda.CUDAGraph (graph_args go to torch.cuda.graph, e.g. capture_error_mode); returns the
+    graph and what the captured call returned."""
+    import torch
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        call()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, **graph_args):
+        result = call()
+    return g, result

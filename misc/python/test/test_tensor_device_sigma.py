@@ -17,7 +17,7 @@ from unittest import mock
 import numpy as np
 import cv2
 
-from cudaimage_test_support import gpu_available, torch_cannot_run
+from cudaimage_test_support import capture_torch_graph, gpu_available, torch_cannot_run, usable_cupy
 from cv2.cudaimage import tensor as cit
 
 try:
@@ -27,13 +27,8 @@ except ImportError:
     torch = None
     HAVE_TORCH = False
 
-try:
-    import cupy
-    cupy.cuda.runtime.getDeviceCount()
-    HAVE_CUPY = gpu_available()
-except Exception:   # no CuPy, or no device for it
-    cupy = None
-    HAVE_CUPY = False
+cupy = usable_cupy()
+HAVE_CUPY = cupy is not None
 
 SLEEP_CYCLES = 100_000_000      # torch.cuda._sleep: tens of milliseconds on any current GPU
 
@@ -288,19 +283,6 @@ class TorchDeviceSigmaTest(unittest.TestCase):
         self.assertTrue(slept.query(), "the read-back did not wait: the test cannot tell a wait")
         torch.cuda.synchronize()
 
-    def _capture(self, call):
-        """PyTorch's pattern: a warm-up on a side stream, then the capture."""
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            call()
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            call()
-        return g
-
     def test_graph_replays_with_new_sigmas(self):
         cases = [("NHWC, one per image, float32", (8, 48, 40, 3), "NHWC", torch.float32, 8, (9, 7)),
                  ("NCHW, one per image, float64", (4, 3, 33, 35), "NCHW", torch.float64, 4, 11),
@@ -311,7 +293,7 @@ class TorchDeviceSigmaTest(unittest.TestCase):
                 x = torch.empty(shape, dtype=torch.uint8, device="cuda")
                 y = torch.empty_like(x)
                 s = torch.ones(count, dtype=sdtype, device="cuda")
-                g = self._capture(lambda: cit.gaussian_blur_batch(x, s, ksize=ksize, layout=layout, out=y))
+                g, _ = capture_torch_graph(lambda: cit.gaussian_blur_batch(x, s, ksize=ksize, layout=layout, out=y))
                 for round_ in range(3):
                     host = random_batch(self.rng, shape, np.uint8)
                     x.copy_(torch.from_numpy(host))

@@ -22,7 +22,7 @@ import unittest
 import numpy as np
 import cv2
 
-from cudaimage_test_support import gpu_available, torch_cannot_run
+from cudaimage_test_support import capture_torch_graph, gpu_available, torch_cannot_run
 
 try:
     import torch
@@ -290,17 +290,7 @@ class GraphCaptureTest(unittest.TestCase):
                 xs = big[::2]
                 ys = torch.empty((8, 40, 40, 3), dtype=torch.uint8, device="cuda")
 
-                def call():
-                    return cit.gaussian_blur_batch(xs, sigmas, out=ys)
-                s = torch.cuda.Stream()
-                s.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(s):
-                    call()
-                torch.cuda.current_stream().wait_stream(s)
-                torch.cuda.synchronize()
-                g = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(g, capture_error_mode=mode):
-                    call()
+                g, _ = capture_torch_graph(lambda: cit.gaussian_blur_batch(xs, sigmas, out=ys), capture_error_mode=mode)
                 host = rng.integers(0, 256, xs.shape, dtype=np.uint8)
                 xs.copy_(torch.from_numpy(host))
                 g.replay()

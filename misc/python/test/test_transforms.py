@@ -25,7 +25,7 @@ from unittest import mock
 import numpy as np
 import cv2
 
-from cudaimage_test_support import gpu_available, torch_cannot_run
+from cudaimage_test_support import capture_torch_graph, gpu_available, torch_cannot_run, usable_cupy
 from cv2.cudaimage import transforms as T
 
 try:
@@ -40,13 +40,8 @@ try:
 except ImportError:
     v2 = tv_tensors = None
 
-try:
-    import cupy
-    cupy.cuda.runtime.getDeviceCount()
-    HAVE_CUPY = gpu_available()
-except Exception:   # no CuPy, or no device for it
-    cupy = None
-    HAVE_CUPY = False
+cupy = usable_cupy()
+HAVE_CUPY = cupy is not None
 
 BORDERS = (cv2.BORDER_REFLECT_101, cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT, cv2.BORDER_WRAP, cv2.BORDER_CONSTANT)
 TOL = {np.uint8: 0, np.uint16: 0, np.int16: 1, np.float32: 1e-5, np.float64: 1e-12}
@@ -670,15 +665,7 @@ class DeviceDrawTest(unittest.TestCase):
         x_np = random_images(self.rng, (8, 3, 32, 32), np.uint8)
         x = torch.from_numpy(x_np).cuda()
         t = T.GaussianBlur(7, (0.1, 2.0), per_image=True, device_sigma=True)
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            t(x)
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            y = t(x)
+        g, y = capture_torch_graph(lambda: t(x))
         seen = []
         for _ in range(3):
             g.replay()
