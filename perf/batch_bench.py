@@ -4,7 +4,7 @@ GPU peers that blur batches, in one run (doc/performance.md, "Batches"). Also th
 apply() on one image, the part of a small image's time that is not its own work.
 
     python3 perf/batch_bench.py [--out results.jsonl] [--md table.md] [--quick]
-        [--cases a,b,...] [--peers ours,loop,kornia,torchvision,cupy,cvcuda] [--check-args]
+        [--cases a,b,...] [--peers ours,loop,kornia,torchvision,cupy,cvcuda,dali,dali-dynamic] [--check-args]
 
 Batch cases (per-image sigma uniform in the range; ksize from sigma by OpenCV's rule for 8U, the
 same rule for every peer; BORDER_REPLICATE):
@@ -34,6 +34,15 @@ Peers, each as its users would call it, on the same torch stream:
   cupy         cupyx.scipy.ndimage.gaussian_filter per image, mode="nearest", truncate = (k//2)/sigma
   cvcuda       cvcuda.gaussian on an ImageBatchVarShape with per-image kernel-size and sigma tensors,
                and on one NHWC tensor with one sigma (when cvcuda imports)
+  dali         NVIDIA DALI's fn.gaussian_blur in a pipeline (batch_size = the batch, prefetch_queue_depth
+               1) fed by fn.external_source: the images on the GPU (HWC or CHW per sample, no_copy),
+               per-image sigma and window_size (= k) as CPU argument inputs; feed_input, run(stream),
+               the output copied into y with nvidia.dali.plugin.pytorch.feed_ndarray on the torch
+               stream. DALI's border is reflect-101 (no other choice): exactness shows it. dali-dynamic:
+               the same blur through DALI's dynamic mode (nvidia.dali.experimental.dynamic, an
+               EvalContext on the torch stream), its output copied into y. Both give DALI sigmas
+               changed by one float32 step in every call (new kernels every call, as ours-new-sigmas).
+               Carried to the GPU machine by scripts/gpu/pack-peer-parts.sh / join-peer-parts.sh
 Timing: CUDA events on the torch stream around one batch, 3 warm-up batches, median of --reps;
 random data (the stream idle before the call: the host's work for the call is inside the time).
 Host time: the wall time of one call (enqueue only) with the stream idle before it. Back to back:
@@ -51,6 +60,7 @@ preallocated (and with a new dst per call), device time per call from events aro
 host time per call, beside a torch copy of the same bytes.
 """
 import argparse
+import ctypes
 import json
 import statistics
 import sys
@@ -60,7 +70,7 @@ import numpy as np
 
 CASES = ["rgb224", "rgb512", "gray64", "f32nchw", "u16gray", "varsize", "rgb224wide", "u16wide", "f32wide"]
 PARTS = ["single", "hostlist"]
-PEERS = ["ours", "loop", "kornia", "torchvision", "cupy", "cvcuda"]
+PEERS = ["ours", "loop", "kornia", "torchvision", "cupy", "cvcuda", "dali", "dali-dynamic"]
 SINGLE = [("64x64 8UC1", 64, 64, 1, 2.0), ("224x224 8UC3", 224, 224, 3, 1.5), ("512x512 8UC3", 512, 512, 3, 2.0),
           ("1920x1080 8UC3", 1920, 1080, 3, 2.0), ("3840x2160 8UC1", 3840, 2160, 1, 2.0),
           ("3840x2160 8UC3", 3840, 2160, 3, 2.0)]
@@ -112,6 +122,18 @@ def main():
             if name == "torchvision":
                 import torchvision.transforms.v2.functional  # noqa: F401
             versions[name] = getattr(mods[name], "__version__", "?")
+        except Exception as e:   # optional peer
+            versions[name + "_missing"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+    # DALI: a package inside nvidia/ (importlib, not __import__, which returns nvidia itself); the
+    # pipeline API (with its PyTorch plugin) and the dynamic mode, each optional on its own.
+    import importlib
+    for name, names in (("dali", ("nvidia.dali", "nvidia.dali.fn", "nvidia.dali.types", "nvidia.dali.plugin.pytorch")),
+                        ("dali-dynamic", ("nvidia.dali.experimental.dynamic",))):
+        if name not in peers:
+            continue
+        try:
+            mods[name] = [importlib.import_module(m) for m in names]
+            versions["dali"] = importlib.import_module("nvidia.dali").__version__
         except Exception as e:   # optional peer
             versions[name + "_missing"] = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
     emit(dict(peer="meta", **versions))
@@ -353,6 +375,79 @@ def main():
                          get_y, "ImageBatchVarShape, per-image kernel size and sigma" + (" (one image per plane)" if layout == "NCHW" else ""))
             except Exception as e:
                 emit(dict(base, peer="cvcuda", status="error", note="%s: %s" % (type(e).__name__, e)))
+        if ("dali" in mods or "dali-dynamic" in mods) and dtype in (np.uint8, np.uint16, np.float32):
+            # Per sample: HWC (NHWC cases, varsize) or CHW (NCHW); sigma and window_size are per-sample
+            # argument inputs, which DALI takes from the CPU. Every call gets sigmas one float32 step
+            # away from the last call's (DALI keeps a sample's kernel while its arguments stay the
+            # same), as ours-new-sigmas; the check runs the first call, with the float32 sigmas.
+            sample_layout = "CHW" if layout == "NCHW" else "HWC"
+            sig32 = sigmas.astype(np.float32)
+            sig_calls = [sig32, np.nextafter(sig32, np.float32(np.inf))]
+            win = np.array(ks, dtype=np.int32)
+            turn = iter(range(10 ** 9))
+            next_sigmas = lambda: sig_calls[next(turn) % 2]
+            saved = sigmas.copy()
+            sigmas[:] = sig32   # the values DALI computes with, for the check
+            src = xs if case == "varsize" else x
+            note_border = "; border reflect-101 (DALI has no replicate): the edges differ from BORDER_REPLICATE"
+            if "dali" in mods:
+                try:
+                    dali, fn, dtypes, dali_torch = mods["dali"]
+                    dali_dtype = {np.uint8: dtypes.UINT8, np.uint16: dtypes.UINT16, np.float32: dtypes.FLOAT}[dtype]
+
+                    @dali.pipeline_def(batch_size=n, num_threads=4, device_id=torch.cuda.current_device(), prefetch_queue_depth=1)
+                    def blur_pipe():
+                        images = fn.external_source(name="images", device="gpu", layout=sample_layout, dtype=dali_dtype, ndim=3,
+                                                    no_copy=True)
+                        sigma = fn.external_source(name="sigma", device="cpu", dtype=dtypes.FLOAT, ndim=0)
+                        window = fn.external_source(name="window", device="cpu", dtype=dtypes.INT32, ndim=0)
+                        return fn.gaussian_blur(images, sigma=sigma, window_size=window)
+                    pipe = blur_pipe()
+                    pipe.build()
+                    raw_stream = ctypes.c_void_p(stream.cuda_stream)
+
+                    def to_torch(t, dst):
+                        if dtype == np.uint16:   # feed_ndarray's type table has no UINT16: the copy it makes, by hand
+                            assert t.shape() == list(dst.shape), (t.shape(), dst.shape)
+                            t.copy_to_external(ctypes.c_void_p(dst.data_ptr()), raw_stream, non_blocking=True)
+                        else:
+                            dali_torch.feed_ndarray(t, dst, cuda_stream=stream)
+
+                    def dali_blur():
+                        pipe.feed_input("images", src, cuda_stream=stream)   # the images are ready on the torch stream
+                        pipe.feed_input("sigma", next_sigmas())
+                        pipe.feed_input("window", win)
+                        out, = pipe.run(stream)                              # outputs bound to the torch stream
+                        if case == "varsize":
+                            for i in range(n):
+                                to_torch(out[i], ys[i])
+                        else:
+                            to_torch(out.as_tensor(), y)
+                    run_peer("dali", dali_blur, get_y, "pipeline: external_source (GPU, %s, no_copy) + per-image sigma and window_size "
+                             "(CPU argument inputs), gaussian_blur, run(torch stream), feed_ndarray into y%s" % (sample_layout, note_border))
+                except Exception as e:
+                    emit(dict(base, peer="dali", status="error", note="%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")))
+            if "dali-dynamic" in mods:
+                try:
+                    ndd, = mods["dali-dynamic"]
+                    ctx = ndd.EvalContext(device_id=torch.cuda.current_device(), cuda_stream=stream)
+
+                    def dali_dynamic_blur():
+                        with ctx:
+                            out = ndd.gaussian_blur(ndd.as_batch(src, layout=sample_layout), sigma=ndd.as_batch(next_sigmas()),
+                                                    window_size=ndd.as_batch(win), device="gpu")
+                            if case == "varsize":
+                                for t, d in zip(out, ys):
+                                    d.copy_(t.torch())
+                            else:
+                                y.copy_(out.torch())
+                    run_peer("dali-dynamic", dali_dynamic_blur, get_y, "dynamic mode: gaussian_blur(as_batch(x, %s), sigma=as_batch, "
+                             "window_size=as_batch) in an EvalContext on the torch stream, .torch() copied into y%s"
+                             % (sample_layout, note_border))
+                except Exception as e:
+                    emit(dict(base, peer="dali-dynamic", status="error",
+                              note="%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")))
+            sigmas[:] = saved
 
     if "single" in cases:
         for label, w, h, c, sigma in SINGLE:
