@@ -79,14 +79,15 @@ struct KernelEntry
     PathChoice choice[2][2];              //!< [one row or column][dst in the source's allocation]
     bool chosen[2][2] = {{false, false}, {false, false}};
     std::map<int, PathTaps> batchTaps;    //!< by path index
-    // A kernel of one call whose batch taps the device builds (batch_tap_maker.cuh): its size and
-    // sigmas (host values, after OpenCV's rules, or indices into the call's device sigmas).
+    // A kernel whose batch taps the device builds (batch_tap_maker.cuh) in every call that uses
+    // it: its size and sigmas (host values after OpenCV's rules, kept in the cache like any other
+    // kernel; or indices into one call's device sigmas, never cached).
     bool deviceTaps = false;
     Size ksize;
     double sigmaX = 0, sigmaY = 0;
     int sigmaIndexX = -1, sigmaIndexY = -1;
-    bool job = false;                     //!< this call's job list has it
-    size_t jobOffset = 0;                 //!< where its taps go in this call's device buffer
+    uint64_t jobCall = 0;                 //!< the last call whose job list has it (run()'s call id)
+    size_t jobOffset = 0;                 //!< where its taps go in that call's device buffer
 };
 
 /** Below this sigma a fixed-point kernel may put all its weight on the centre tap (1 << bits, which
@@ -405,8 +406,6 @@ private:
         checkListSize(sigmaY, n, f, "sigmaY");
         checkListSize(ksize, n, f, "ksize");
         std::vector<const KernelEntry*> out(n);
-        callKernels_.clear();
-        callKernels_.reserve(n);                 // no reallocation: out keeps pointers into it
         const int depth = CV_MAT_DEPTH(srcType_);
         KernelCache fresh;                       // kernels first seen in this call
         std::vector<KernelEntry*> freshList;     // the same, in order, for the taps below
@@ -438,25 +437,23 @@ private:
                 if (it == fresh.end())
                 {
                     checkKernel(k, i, f);
-                    // A kernel the device can build: no taps on the host, and no cache entry.
                     const GaussianShape g = resolveShape(depth, k.ksize, k.sigmaX, k.sigmaY);
+                    it = fresh.emplace(k, KernelEntry()).first;
+                    KernelEntry& e = it->second;
+                    e.args = k;
+                    // A kernel the device can build: its shape without taps on the host. Cached
+                    // too, so that repeated sigmas cost a lookup, not these checks.
                     if (deviceTaps_ && std::max(g.ksize.width, g.ksize.height) <= kMaxBatchTaps &&
                         tapsSurelyBelowOne(depth, g.ksize.width, g.sigmaX) && tapsSurelyBelowOne(depth, g.ksize.height, g.sigmaY))
                     {
-                        callKernels_.emplace_back();
-                        KernelEntry& e = callKernels_.back();
-                        e.args = k;
                         e.deviceTaps = true;
                         e.ksize = g.ksize;
                         e.sigmaX = g.sigmaX;
                         e.sigmaY = g.sigmaY;
                         e.shape = filterShape(g.ksize, true, true, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
-                        out[i] = &e;
-                        continue;
                     }
-                    it = fresh.emplace(k, KernelEntry()).first;
-                    it->second.args = k;
-                    freshList.push_back(&it->second);
+                    else
+                        freshList.push_back(&e);
                 }
             }
             out[i] = &it->second;
@@ -566,9 +563,9 @@ private:
     const PathChoice* choiceFor(KernelEntry* k, const PathQuery& q)
     {
         const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
-        if (k->deviceTaps)
+        if (k->sigmaIndexX >= 0)
         {
-            // A kernel of one call: the choice kept by what it depends on, for every call.
+            // A kernel of one call (device sigmas): the choice kept by what it depends on, for every call.
             const ChoiceKey key{k->shape.rx, k->shape.ry, k->shape.horizontalTapsBelowOne, k->shape.verticalTapsBelowOne,
                                 unit, inside};
             auto it = choices_.find(key);
@@ -671,9 +668,9 @@ private:
                     continue;
                 if (im.kernel->deviceTaps)
                 {
-                    if (!im.kernel->job)
+                    if (im.kernel->jobCall != call)
                     {
-                        im.kernel->job = true;
+                        im.kernel->jobCall = call;
                         jobs.emplace_back(im.choice->index, im.kernel);
                     }
                 }
@@ -785,7 +782,7 @@ private:
     typedef std::tuple<int, int, bool, bool, int, int> ChoiceKey;   //!< rx, ry, taps below one (x, y), unit, inside
 
     bool deviceTaps_ = softdoubleExpInHardware();   //!< the exp's constants passed the host's self-check
-    std::vector<KernelEntry> callKernels_;            //!< the current call's kernels that the device builds
+    std::vector<KernelEntry> callKernels_;            //!< the current call's kernels of device sigmas
     std::map<ChoiceKey, PathChoice> choices_;
 
     int srcType_ = 0, dstType_ = 0;
