@@ -563,9 +563,10 @@ private:
     const PathChoice* choiceFor(KernelEntry* k, const PathQuery& q)
     {
         const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
-        if (k->sigmaIndexX >= 0)
+        if (k->deviceTaps)
         {
-            // A kernel of one call (device sigmas): the choice kept by what it depends on, for every call.
+            // A kernel the device builds (often new in every call): the choice kept by what it
+            // depends on, for every call, so that a new sigma costs no choice.
             const ChoiceKey key{k->shape.rx, k->shape.ry, k->shape.horizontalTapsBelowOne, k->shape.verticalTapsBelowOne,
                                 unit, inside};
             auto it = choices_.find(key);
