@@ -8,7 +8,7 @@
 //   gaussian_bench --sweep [--size N] [--sweep-types 8UC1,8UC4,16UC1,32FC1]: by radius (N^2 and 3840x2160),
 //   the tensor-core paths at every radius and off, for each type listed (8UC1..8UC4, 16UC1, 32FC1; default 8UC1)
 //   gaussian_bench --check-args ARGS...: exit 0 if ARGS are valid, else 2 with the usage; runs nothing
-//   (OPENCV_CUDAIMAGE_TENSOR_CORES at filter creation), to place the path choice's threshold
+//   (the filter's options, as OPENCV_CUDAIMAGE_TENSOR_CORES=all / 0 would give), to place the path choice's threshold
 //   (--peers: PyTorch, CV-CUDA, CuPy and kornia, from perf/python_peers_bench.py's JSON lines: their
 //    times become four more columns, their exactness against the CPU a second table)
 //
@@ -38,6 +38,21 @@
 #include "opencv2/cudaimage.hpp"
 
 #include "bench_support.hpp"
+#include "../src/gaussian_filter_options.hpp"
+
+namespace {
+/** Filter options with every tensor-core unit's switch at `mode` (the sweep forces the paths
+ * without touching the process environment). */
+cv::cuda::gaussian::GaussianPaths::Options tensorCoreOptions(cv::cuda::gaussian::TensorCoreMode mode)
+{
+    namespace gs = cv::cuda::gaussian;
+    gs::GaussianPaths::Options o = gs::GaussianPaths::options();
+    std::get<gs::GaussianPaths::indexOf<gs::TensorCorePath>()>(o).mode = mode;
+    std::get<gs::GaussianPaths::indexOf<gs::TensorCore16UPath>()>(o).mode = mode;
+    std::get<gs::GaussianPaths::indexOf<gs::TensorCore32FPath>()>(o).mode = mode;
+    return o;
+}
+} // namespace
 
 namespace {
 
@@ -382,11 +397,11 @@ int main(int argc, char** argv)
                 double ms[2];
                 for (int on = 1; on >= 0; on--)
                 {
-                    setenv("OPENCV_CUDAIMAGE_TENSOR_CORES", on ? "all" : "0", 1);
-                    cv::Ptr<cv::cuda::Filter> f = cv::cuda::createGaussianBlur(type, type, cv::Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE);
+                    cv::Ptr<cv::cuda::Filter> f = cv::cuda::gaussian::createGaussianBlurWithOptions(
+                        type, type, cv::Size(2 * r + 1, 2 * r + 1), 0, 0, cv::BORDER_REPLICATE, -1,
+                        tensorCoreOptions(on ? cv::cuda::gaussian::TensorCoreMode::All : cv::cuda::gaussian::TensorCoreMode::Off));
                     ms[on] = timer.median([&] { f->apply(src, dst, stream); }, small ? 50 : 10);
                 }
-                unsetenv("OPENCV_CUDAIMAGE_TENSOR_CORES");
                 printf("| %d | %.4f | %.1f | %.4f | %.1f |\n", r, ms[1], 100 * copyMs / ms[1], ms[0], 100 * copyMs / ms[0]);
                 fflush(stdout);
             }
