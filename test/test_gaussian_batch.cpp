@@ -178,6 +178,42 @@ INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_Stacked, ::testing::Value
     StackedCase{CV_16UC1, 21, Size(3, 7), false, true, true},
     StackedCase{CV_32FC1, 17, Size(9, 1), false, true, true}));   // one-row images
 
+// One filter over calls of repeated, new and again the first sigmas, for 8U and 16U (some sigmas
+// below the bound where the host builds the taps, most on the device) past the kernel cache's 4,096
+// kernels (the cache is cleared in between): every call's every image against the CPU.
+TEST(CudaImage_GaussianBatch, repeated_and_new_sigmas_over_calls_match_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    for (int type : {CV_8UC1, CV_16UC1})
+    {
+        const int n = 1500;
+        const Size image(17, 12);
+        cv::RNG rng(77 + type);
+        const Mat all = randomMat(Size(image.width, image.height * n), type, rng);
+        std::vector<std::vector<double>> draws(3);
+        for (std::vector<double>& d : draws)
+            for (int i = 0; i < n; i++)
+                d.push_back(rng.uniform(0.1, 3.0));
+        Stream s;
+        GpuMat src(all), dst;
+        auto filter = cv::cuda::createGaussianBlurBatch(type, -1, Size(), 1.0);
+        for (int call : {0, 0, 1, 2, 0, 1})
+        {
+            const std::vector<double>& sigmas = draws[call];
+            filter->applyStacked(src, dst, image.height, sigmas, {}, {}, s);
+            const Mat got = toHost(dst, s);
+            for (int i = 0; i < n; i++)
+            {
+                const cv::Rect rows(0, i * image.height, image.width, image.height);
+                expectImageMatches(all(rows).clone(), got(rows), Size(), sigmas[i], sigmas[i], cv::BORDER_REPLICATE,
+                                   cv::format("%s, draw %d, image %d, sigma %g", cv::typeToString(type).c_str(), call, i, sigmas[i]));
+                if (HasFailure())
+                    return;
+            }
+        }
+    }
+}
+
 // ---- lists: in place, regions, float output, the one-shot form ---------------------------------
 
 TEST(CudaImage_GaussianBatch, list_in_place_regions_and_float_output)
