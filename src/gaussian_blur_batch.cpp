@@ -8,13 +8,13 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <tuple>
 #include "opencv2/cudaimage/gaussian_blur_batch.hpp"
 #include "cuda_check.hpp"
 #include "device_check.hpp"
+#include "batch_kernels.hpp"
 #include "gaussian_arguments.hpp"
 #include "gaussian_call.hpp"
 #include "gaussian_filter_options.hpp"
@@ -30,106 +30,6 @@ using namespace cv::cuda::gaussian;
 
 constexpr size_t kAlign = 16;
 size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-/** One image's kernel as given: its ksize and sigmas. */
-struct KernelArgs
-{
-    Size ksize;
-    double sigmaX = 0, sigmaY = 0;
-    bool operator==(const KernelArgs& o) const
-    {
-        return ksize == o.ksize && sigmaX == o.sigmaX && sigmaY == o.sigmaY;
-    }
-};
-
-/** A hash of finite kernel arguments (0.0 and -0.0, equal, hash alike). */
-struct KernelArgsHash
-{
-    static uint64_t bits(double d)
-    {
-        uint64_t b = 0;
-        if (d != 0.0)
-            std::memcpy(&b, &d, sizeof b);
-        return b;
-    }
-    size_t operator()(const KernelArgs& k) const
-    {
-        uint64_t h = (static_cast<uint64_t>(static_cast<uint32_t>(k.ksize.width)) << 32) ^ static_cast<uint32_t>(k.ksize.height);
-        for (uint64_t b : {bits(k.sigmaX), bits(k.sigmaY)})
-            h = (h ^ b) * 0x9E3779B97F4A7C15ull + (h >> 29);
-        return static_cast<size_t>(h);
-    }
-};
-
-/** A batched path's taps for one kernel, and where the current call placed them. */
-struct PathTaps
-{
-    BatchTaps taps;
-    uint64_t call = 0;    //!< the call that last placed them in its upload
-    size_t offset = 0;    //!< their offset in that upload
-};
-
-/** What a filter knows of one kernel: its shape, its path per class of image (chosen once: the
- * filter's device and options are fixed) and, per path that a batch gave it, the taps. */
-struct KernelEntry
-{
-    KernelArgs args;
-    FilterTaps taps;                      //!< empty while deviceTaps and no image needed them on the host
-    FilterShape shape;
-    PathChoice choice[2][2];              //!< [one row or column][dst in the source's allocation]
-    bool chosen[2][2] = {{false, false}, {false, false}};
-    std::map<int, PathTaps> batchTaps;    //!< by path index
-    // A kernel whose batch taps the device builds (batch_tap_maker.cuh) in every call that uses
-    // it: its size and sigmas (host values after OpenCV's rules, kept in the cache like any other
-    // kernel; or indices into one call's device sigmas, never cached).
-    bool deviceTaps = false;
-    Size ksize;
-    double sigmaX = 0, sigmaY = 0;
-    int sigmaIndexX = -1, sigmaIndexY = -1;
-    uint64_t jobCall = 0;                 //!< the last call whose job list has it (run()'s call id)
-    size_t jobOffset = 0;                 //!< where its taps go in that call's device buffer
-};
-
-/** Below this sigma a fixed-point kernel may put all its weight on the centre tap (1 << bits, which
- * the byte-product paths refuse), so the host builds its taps to know: the largest such sigma of
- * any kernel of 3 to 257 taps is 0.282 for 8 bits and 0.204 for 16 (swept in steps of 0.002). */
-inline double sigmaWithTapsBelowOne(int depth) { return depth == CV_8U ? 0.4 : 0.3; }
-
-/** Whether every fixed-point tap of cv::getGaussianKernel(n, sigma) is surely below 1 << bits
- * (tapsBelowOne) without building it: a sigma <= 0 takes OpenCV's fixed kernels or a sigma of at
- * least 2 (n >= 11); a positive one from sigmaWithTapsBelowOne. */
-inline bool tapsSurelyBelowOne(int depth, int n, double sigma)
-{
-    if (fixedPointBits(depth) == 0)
-        return true;
-    if (n == 1)
-        return false;
-    return !(sigma > 0) || sigma >= sigmaWithTapsBelowOne(depth);
-}
-
-/** A value list of the batch API: empty (the default), one value (every image) or one per image. */
-template <class T>
-void checkListSize(const std::vector<T>& v, size_t n, const char* function, const char* name)
-{
-    if (v.size() > 1 && v.size() != n)
-        CV_Error_(Error::StsUnmatchedSizes, ("%s: %s has %zu values for %zu images; allowed: none (the filter's), one "
-                                             "(every image) or one per image", function, name, v.size(), n));
-}
-
-/** body(Range) over [0, n): on the host's threads where there is enough work to repay waking them
- * (a new kernel's taps take a fraction of a microsecond, a parallel_for_ some tens), else here. */
-template <class F>
-void forKernels(size_t n, F&& body)
-{
-    constexpr size_t kParallelFrom = 512;
-    if (n >= kParallelFrom)
-        parallel_for_(Range(0, static_cast<int>(n)), body, static_cast<double>(n) / 128);
-    else if (n > 0)
-        body(Range(0, static_cast<int>(n)));
-}
-
-template <class T>
-T pick(const std::vector<T>& v, size_t i, const T& fallback) { return v.empty() ? fallback : v.size() == 1 ? v[0] : v[i]; }
 
 /** Device arrays of per-image sigmas (applyStackedDeviceSigma), read by the tap maker. */
 struct DeviceSigmas
@@ -151,10 +51,17 @@ public:
         dstType_ = dstType < 0 ? srcType : dstType;
         rowBorderMode_ = rowBorderMode;
         columnBorderMode_ = columnBorderMode;
-        defaults_.ksize = ksize;
-        defaults_.sigmaX = sigmaX;
-        defaults_.sigmaY = sigmaY;
         options_ = options;
+        BatchKernels::Filter k;
+        k.srcType = srcType_;
+        k.dstType = dstType_;
+        k.rowBorder = rowBorderMode;
+        k.columnBorder = columnBorderMode;
+        k.defaults.ksize = ksize;
+        k.defaults.sigmaX = sigmaX;
+        k.defaults.sigmaY = sigmaY;
+        k.deviceTaps = deviceTaps_;
+        kernels_ = BatchKernels(k);
     }
 
     int srcType() const CV_OVERRIDE { return srcType_; }
@@ -178,7 +85,7 @@ public:
                                                        f, i, typeToString(src[i].type()).c_str(), typeToString(srcType_).c_str()));
         }
         std::lock_guard<std::mutex> lock(mutex_);
-        std::vector<const KernelEntry*> kernels = checkedKernels(src.size(), sigmaX, sigmaY, ksize, f);
+        std::vector<const KernelEntry*> kernels = kernels_.resolve(src.size(), sigmaX, sigmaY, ksize, f);
         for (size_t i = 0; i < src.size(); i++)
         {
             // The single-image checks, their messages given the image's index.
@@ -226,7 +133,7 @@ public:
         checkNoPartialOverlap(src, dst, dstType_, f);
         const int n = src.rows / imageRows;
         std::lock_guard<std::mutex> lock(mutex_);
-        std::vector<const KernelEntry*> kernels = checkedKernels(static_cast<size_t>(n), sigmaX, sigmaY, ksize, f);
+        std::vector<const KernelEntry*> kernels = kernels_.resolve(static_cast<size_t>(n), sigmaX, sigmaY, ksize, f);
         enqueueStacked(src, dst, imageRows, kernels, stream, f, DeviceSigmas());
     }
 
@@ -392,122 +299,6 @@ private:
         run(work, stream, sigmas);
     }
 
-    typedef std::unordered_map<KernelArgs, KernelEntry, KernelArgsHash> KernelCache;
-
-    /** Every image's kernel (checked, under the caller's index), from the filter's cache. A kernel
-     * first seen in this call is built completely (taps and shape) in a cache of its own and joins
-     * the filter's only once every image's kernel has passed its checks: a refused call leaves the
-     * cache as it was. The cache's nodes move between the two without moving their entries, so the
-     * pointers returned stay valid. */
-    std::vector<const KernelEntry*> checkedKernels(size_t n, const std::vector<double>& sigmaX, const std::vector<double>& sigmaY,
-                                                   const std::vector<Size>& ksize, const char* f)
-    {
-        checkListSize(sigmaX, n, f, "sigmaX");
-        checkListSize(sigmaY, n, f, "sigmaY");
-        checkListSize(ksize, n, f, "ksize");
-        std::vector<const KernelEntry*> out(n);
-        const int depth = CV_MAT_DEPTH(srcType_);
-        KernelCache fresh;                       // kernels first seen in this call
-        std::vector<KernelEntry*> freshList;     // the same, in order, for the taps below
-        const bool perImage = sigmaX.size() > 1 || sigmaY.size() > 1 || ksize.size() > 1;
-        for (size_t i = 0; i < n; i++)
-        {
-            if (i > 0 && !perImage)
-            {
-                out[i] = out[0];
-                continue;
-            }
-            KernelArgs k;
-            k.ksize = pick(ksize, i, defaults_.ksize);
-            k.sigmaX = pick(sigmaX, i, defaults_.sigmaX);
-            // An explicit sigmaX without sigmaY means sigmaY = sigmaX (the filter's sigmaY belongs to its sigmaX).
-            k.sigmaY = pick(sigmaY, i, sigmaX.empty() ? defaults_.sigmaY : 0.0);
-            // Consecutive images of one kernel (an NCHW tensor's planes) share the lookup.
-            if (i > 0 && k == out[i - 1]->args)
-            {
-                out[i] = out[i - 1];
-                continue;
-            }
-            // Non-finite sigmas never match (NaN != NaN) and go to the checks.
-            const bool finite = std::isfinite(k.sigmaX) && std::isfinite(k.sigmaY);
-            auto it = finite ? cache_.find(k) : cache_.end();
-            if (it == cache_.end())
-            {
-                it = finite ? fresh.find(k) : fresh.end();
-                if (it == fresh.end())
-                {
-                    checkKernel(k, i, f);
-                    const GaussianShape g = resolveShape(depth, k.ksize, k.sigmaX, k.sigmaY);
-                    it = fresh.emplace(k, KernelEntry()).first;
-                    KernelEntry& e = it->second;
-                    e.args = k;
-                    // A kernel the device can build: its shape without taps on the host. Cached
-                    // too, so that repeated sigmas cost a lookup, not these checks.
-                    if (deviceTaps_ && std::max(g.ksize.width, g.ksize.height) <= kMaxBatchTaps &&
-                        tapsSurelyBelowOne(depth, g.ksize.width, g.sigmaX) && tapsSurelyBelowOne(depth, g.ksize.height, g.sigmaY))
-                    {
-                        e.deviceTaps = true;
-                        e.ksize = g.ksize;
-                        e.sigmaX = g.sigmaX;
-                        e.sigmaY = g.sigmaY;
-                        e.shape = filterShape(g.ksize, true, true, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
-                    }
-                    else
-                        freshList.push_back(&e);
-                }
-            }
-            out[i] = &it->second;
-        }
-        // New kernels' taps (cv::getGaussianKernel's bits in hardware doubles, gaussian_taps.hpp).
-        forKernels(freshList.size(), [&](const Range& r) {
-            for (int j = r.start; j < r.end; j++)
-            {
-                KernelEntry& e = *freshList[j];
-                e.taps = filterTaps(srcType_, e.args.ksize, e.args.sigmaX, e.args.sigmaY);
-                e.shape = filterShape(e.taps, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
-            }
-        });
-        commitKernels(fresh, out);
-        return out;
-    }
-
-    /** Adds a call's new, complete kernels to the cache. A bounded cache: a batch of random sigmas
-     * would otherwise grow it without end; when full it keeps only the kernels of this call. */
-    void commitKernels(KernelCache& fresh, const std::vector<const KernelEntry*>& used)
-    {
-        if (fresh.empty())
-            return;
-        if (cache_.size() + fresh.size() > kMaxCachedKernels)
-        {
-            for (const KernelEntry* e : used)
-            {
-                auto it = cache_.find(e->args);
-                if (it != cache_.end() && &it->second == e)
-                    fresh.insert(cache_.extract(it));
-            }
-            cache_.clear();
-        }
-        cache_.merge(fresh);
-        // A non-finite kernel never reaches here (refused); every fresh key was absent from the cache.
-        CV_DbgAssert(fresh.empty());
-    }
-
-    /** createGaussianBlur's checks of one image's kernel, the message naming the image. */
-    void checkKernel(const KernelArgs& k, size_t i, const char* f) const
-    {
-        static const ArgumentNames names{"", "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
-        try
-        {
-            checkArguments(srcType_, dstType_, k.ksize, k.sigmaX, k.sigmaY, rowBorderMode_, columnBorderMode_, names);
-        }
-        catch (const cv::Exception& e)
-        {
-            // The checks' messages start with "<function>: " (here empty).
-            const std::string what = e.err.compare(0, 2, ": ") == 0 ? e.err.substr(2) : e.err;
-            CV_Error_(e.code, ("%s: image %zu: %s", f, i, what.c_str()));
-        }
-    }
-
     /** Refuses a dst[j] that overlaps the rows another image reads (its rows grown by its vertical
      * radius, within its allocation): the images of a batch run at once. O(N log N). */
     static void checkNoCrossWrites(const std::vector<GpuMat>& src, const std::vector<GpuMat>& dst,
@@ -574,12 +365,13 @@ private:
                 it = choices_.emplace(key, choosePath(q, deviceLimits().paths, options_)).first;
             return &it->second;
         }
-        if (!k->chosen[unit][inside])
+        HostKernel& h = *k->host;   // every kernel whose taps the host builds has it
+        if (!h.chosen[unit][inside])
         {
-            k->choice[unit][inside] = choosePath(q, deviceLimits().paths, options_);
-            k->chosen[unit][inside] = true;
+            h.choice[unit][inside] = choosePath(q, deviceLimits().paths, options_);
+            h.chosen[unit][inside] = true;
         }
-        return &k->choice[unit][inside];
+        return &h.choice[unit][inside];
     }
 
     /** Enqueues the batch: descriptors uploaded once, the device's taps built by one launch per
@@ -596,10 +388,12 @@ private:
         for (ImageWork& im : images)
         {
             im.batched = GaussianPaths::batched(im.choice->index);
-            if (!im.batched && im.kernel->deviceTaps && im.kernel->taps.x.real.empty())
+            if (!im.batched && !im.kernel->host)
             {
                 CV_Assert(im.kernel->sigmaIndexX < 0);   // device sigmas take batched paths only (checked)
-                im.kernel->taps = filterTaps(srcType_, im.kernel->ksize, im.kernel->sigmaX, im.kernel->sigmaY);
+                std::unique_ptr<HostKernel> h(new HostKernel);
+                h->taps = filterTaps(srcType_, im.kernel->ksize, im.kernel->sigmaX, im.kernel->sigmaY);
+                im.kernel->host = std::move(h);
             }
         }
 
@@ -610,7 +404,7 @@ private:
         {
             const ImageWork& im = images[i];
             const std::pair<KernelEntry*, int> key(im.kernel, im.choice->index);
-            if (im.batched && !key.first->deviceTaps && !key.first->batchTaps.count(key.second) &&
+            if (im.batched && !key.first->deviceTaps && !key.first->host->batchTaps.count(key.second) &&
                 (freshTaps.empty() || freshTaps.back() != key))
                 freshTaps.push_back(key);
         }
@@ -619,13 +413,13 @@ private:
         std::vector<BatchTaps> built(freshTaps.size());
         forKernels(freshTaps.size(), [&](const Range& r) {
             for (int j = r.start; j < r.end; j++)
-                built[j] = GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->taps);
+                built[j] = GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->host->taps);
         });
         for (size_t j = 0; j < freshTaps.size(); j++)
-            freshTaps[j].first->batchTaps[freshTaps[j].second].taps = std::move(built[j]);
+            freshTaps[j].first->host->batchTaps[freshTaps[j].second].taps = std::move(built[j]);
         for (ImageWork& im : images)
             if (im.batched && !im.kernel->deviceTaps)
-                im.taps = &im.kernel->batchTaps.find(im.choice->index)->second;
+                im.taps = &im.kernel->host->batchTaps.find(im.choice->index)->second;
 
         // Groups: (path, instance) -> images, in order of first appearance (a few groups: a list).
         struct Group { int path, instance; std::vector<size_t> images; };
@@ -776,10 +570,9 @@ private:
         // Images without a batched path (in place, one row or column, radius beyond the single kernels).
         for (size_t i = 0; i < n; i++)
             if (!images[i].batched)
-                GaussianPaths::launchOne(images[i].choice->index, images[i].kernel->taps, images[i].call, *images[i].choice, s);
+                GaussianPaths::launchOne(images[i].choice->index, images[i].kernel->host->taps, images[i].call, *images[i].choice, s);
     }
 
-    static constexpr size_t kMaxCachedKernels = 4096;
     typedef std::tuple<int, int, bool, bool, int, int> ChoiceKey;   //!< rx, ry, taps below one (x, y), unit, inside
 
     bool deviceTaps_ = softdoubleExpInHardware();   //!< the exp's constants passed the host's self-check
@@ -788,10 +581,9 @@ private:
 
     int srcType_ = 0, dstType_ = 0;
     int rowBorderMode_ = BORDER_REPLICATE, columnBorderMode_ = -1;
-    KernelArgs defaults_;
     GaussianPaths::Options options_;
     std::mutex mutex_;
-    KernelCache cache_;   // node-based: entries stay put while it grows and when their nodes move
+    BatchKernels kernels_{BatchKernels::Filter()};
     uint64_t calls_ = 0;   //!< calls that uploaded descriptors (marks each PathTaps' placement)
     UploadStaging staging_;
     detail::DeviceBinding device_;
