@@ -35,6 +35,18 @@ uint64_t hashBits(double d)
     return b;
 }
 
+/** tapsBelowOne() of the fixed-point taps of cv::getGaussianKernel(n, sigma), which the path
+ * choice needs (a tap of 1.0 does not fit the byte products): built, in a few tens of nanoseconds
+ * for these few-tap kernels, only where tapsSurelyBelowOne cannot tell. */
+bool kernelTapsBelowOne(int depth, int n, double sigma)
+{
+    if (tapsSurelyBelowOne(depth, n, sigma))
+        return true;
+    if (n == 1)
+        return false;
+    return tapsBelowOne(depth, makeTaps(n, sigma, fixedPointBits(depth)).fixed);
+}
+
 } // namespace
 
 size_t KernelArgsHash::operator()(const KernelArgs& k) const
@@ -42,6 +54,13 @@ size_t KernelArgsHash::operator()(const KernelArgs& k) const
     uint64_t h = (static_cast<uint64_t>(static_cast<uint32_t>(k.ksize.width)) << 32) ^ static_cast<uint32_t>(k.ksize.height);
     for (uint64_t b : {hashBits(k.sigmaX), hashBits(k.sigmaY)})
         h = (h ^ b) * 0x9E3779B97F4A7C15ull + (h >> 29);
+    // MurmurHash3's finaliser: every bit of the sigmas reaches the low bits (close sigmas differ
+    // in a double's low mantissa bits only, which a multiplication carries upwards alone).
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
     return static_cast<size_t>(h);
 }
 
@@ -67,11 +86,21 @@ std::vector<const KernelEntry*> BatchKernels::resolve(size_t n, const std::vecto
     const bool perImage = sigmaX.size() > 1 || sigmaY.size() > 1 || ksize.size() > 1;
     // An explicit sigmaX without sigmaY means sigmaY = sigmaX (the filter's sigmaY belongs to its sigmaX).
     const double sigmaYDefault = sigmaX.empty() ? defaults.sigmaY : 0.0;
-    // Kernels first seen in this call go into the cache at once (one lookup, one node each) and
-    // leave it again if a later image is refused; those whose taps the host builds, in order.
+    // A kernel the host builds goes into the cache when first seen. A kernel the device builds
+    // costs the host only its checks and shape, which a fresh sigma in every call (random
+    // augmentation) would otherwise pay with a node in the cache and its eviction: it joins the
+    // cache when seen in a second call (seen_), and lives in this call's own list until then.
+    // New cache entries leave it again if a later image is refused; the marks of a refused call
+    // are not kept.
     std::vector<Cache::iterator> added;
     std::vector<KernelEntry*> hostBuilt;
+    std::vector<uint64_t> marks;
+    callLocal_.clear();
+    callLocal_.reserve(perImage ? n : 1);
     const uint64_t call = ++resolves_;
+    const KernelArgsHash hash;
+    constexpr size_t kRecent = 61;
+    const KernelEntry* recent[kRecent] = {};   // the call's own kernels, by hash
     try
     {
         for (size_t i = 0; i < n; i++)
@@ -93,34 +122,57 @@ std::vector<const KernelEntry*> BatchKernels::resolve(size_t n, const std::vecto
             }
             // Non-finite sigmas never match (NaN != NaN) and go to the checks.
             const bool finite = std::isfinite(k.sigmaX) && std::isfinite(k.sigmaY);
+            const uint64_t h = finite ? hash(k) : 0;
             auto it = finite ? cache_.find(k) : cache_.end();
-            if (it == cache_.end())
+            if (it != cache_.end())
             {
-                checkKernel(k, i, f);
+                it->second.resolvedIn = call;
+                out[i] = &it->second;
+                continue;
+            }
+            // One entry per kernel where the call's images repeat a few new kernels out of order.
+            const KernelEntry* r = finite ? recent[h % kRecent] : nullptr;
+            if (r && r->args == k)
+            {
+                out[i] = r;
+                continue;
+            }
+            checkKernel(k, i, f);
+            const GaussianShape g = resolveShape(depth, k.ksize, k.sigmaX, k.sigmaY);
+            const bool deviceBuilt = filter_.deviceTaps && std::max(g.ksize.width, g.ksize.height) <= kMaxBatchTaps;
+            KernelEntry* e = nullptr;
+            if (deviceBuilt && !seen(h))
+            {
+                marks.push_back(h);
+                callLocal_.emplace_back();
+                e = &callLocal_.back();
+                recent[h % kRecent] = e;
+            }
+            else
+            {
                 it = cache_.emplace(k, KernelEntry()).first;
                 added.push_back(it);
-                KernelEntry& e = it->second;
-                e.args = k;
-                const GaussianShape g = resolveShape(depth, k.ksize, k.sigmaX, k.sigmaY);
-                // A kernel the device can build: its shape without taps on the host.
-                if (filter_.deviceTaps && std::max(g.ksize.width, g.ksize.height) <= kMaxBatchTaps &&
-                    tapsSurelyBelowOne(depth, g.ksize.width, g.sigmaX) && tapsSurelyBelowOne(depth, g.ksize.height, g.sigmaY))
-                {
-                    e.deviceTaps = true;
-                    e.ksize = g.ksize;
-                    e.sigmaX = g.sigmaX;
-                    e.sigmaY = g.sigmaY;
-                    e.shape = filterShape(g.ksize, true, true, filter_.srcType, filter_.dstType, filter_.rowBorder,
-                                          filter_.columnBorder);
-                }
-                else
-                {
-                    e.host.reset(new HostKernel);
-                    hostBuilt.push_back(&e);
-                }
+                e = &it->second;
+                e->resolvedIn = call;
             }
-            it->second.resolvedIn = call;
-            out[i] = &it->second;
+            e->args = k;
+            if (deviceBuilt)
+            {
+                // Its shape without its taps on the host.
+                e->deviceTaps = true;
+                e->ksize = g.ksize;
+                e->sigmaX = g.sigmaX;
+                e->sigmaY = g.sigmaY;
+                e->shape = filterShape(g.ksize, kernelTapsBelowOne(depth, g.ksize.width, g.sigmaX),
+                                       kernelTapsBelowOne(depth, g.ksize.height, g.sigmaY), filter_.srcType, filter_.dstType,
+                                       filter_.rowBorder, filter_.columnBorder);
+            }
+            else
+            {
+                e->host.reset(new HostKernel);
+                hostBuilt.push_back(e);
+            }
+            out[i] = e;
         }
         // New kernels' taps (cv::getGaussianKernel's bits in hardware doubles, gaussian_taps.hpp).
         forKernels(hostBuilt.size(), [&](const Range& r) {
@@ -136,11 +188,19 @@ std::vector<const KernelEntry*> BatchKernels::resolve(size_t n, const std::vecto
     {
         for (Cache::iterator it : added)
             cache_.erase(it);
+        callLocal_.clear();
         throw;
     }
+    for (uint64_t h : marks)
+        seen_[h & (kSeenSlots - 1)] = h | 1;
     if (!added.empty())
         keepWithinBound();
     return out;
+}
+
+bool BatchKernels::seen(uint64_t h) const
+{
+    return seen_[h & (kSeenSlots - 1)] == (h | 1);
 }
 
 /** Past the bound, the cache keeps only the kernels of the last call (one pass; the others'
@@ -151,6 +211,40 @@ void BatchKernels::keepWithinBound()
         return;
     for (auto it = cache_.begin(); it != cache_.end();)
         it = it->second.resolvedIn == resolves_ ? std::next(it) : cache_.erase(it);
+}
+
+const PathChoice* BatchKernels::choiceFor(KernelEntry* k, const PathQuery& q, const GaussianPaths::DeviceFacts& facts,
+                                          const GaussianPaths::Options& options)
+{
+    const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
+    const PathChoice*& c = k->choice[unit][inside];
+    if (c)
+        return c;
+    if (k->deviceTaps)
+    {
+        // A kernel of the call's own (a new sigma) asks by its shape: the last choices of a few
+        // shapes first (a batch's radii are few), then all.
+        const uint64_t packed = (static_cast<uint64_t>(k->shape.rx) << 32) | (static_cast<uint64_t>(k->shape.ry) << 4) |
+                                (k->shape.horizontalTapsBelowOne ? 8u : 0u) | (k->shape.verticalTapsBelowOne ? 4u : 0u) |
+                                static_cast<uint64_t>(unit << 1 | inside);
+        RecentChoice& r = recentChoices_[(k->shape.rx * 31 + k->shape.ry) % kRecentChoices];
+        if (r.choice && r.key == packed)
+            return c = r.choice;
+        const ChoiceKey key{k->shape.rx, k->shape.ry, k->shape.horizontalTapsBelowOne, k->shape.verticalTapsBelowOne, unit, inside};
+        auto it = choices_.find(key);
+        if (it == choices_.end())
+            it = choices_.emplace(key, choosePath(q, facts, options)).first;
+        c = &it->second;
+        r.key = packed;
+        r.choice = c;
+    }
+    else
+    {
+        PathChoice& h = k->host->choice[unit][inside];   // every kernel whose taps the host builds has its host part
+        h = choosePath(q, facts, options);
+        c = &h;
+    }
+    return c;
 }
 
 /** createGaussianBlur's checks of one image's kernel, the message naming the image. */

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 #include "gaussian_call.hpp"
@@ -43,7 +44,6 @@ struct HostKernel
 {
     FilterTaps taps;
     PathChoice choice[2][2];              //!< [one row or column][dst in the source's allocation]
-    bool chosen[2][2] = {{false, false}, {false, false}};
     std::map<int, PathTaps> batchTaps;    //!< by path index
 };
 
@@ -52,6 +52,9 @@ struct KernelEntry
 {
     KernelArgs args;
     FilterShape shape;
+    /** Its path per class of image ([one row or column][dst in the source's allocation]), once
+     * chosen (BatchKernels::choiceFor): in `host`, or in the filter's choices by shape. */
+    const PathChoice* choice[2][2] = {{nullptr, nullptr}, {nullptr, nullptr}};
     /** The host's part: every kernel whose taps the host builds; a kernel the device builds gets
      * one only when an image of it takes a path without a batched kernel. */
     std::unique_ptr<HostKernel> host;
@@ -82,7 +85,8 @@ void forKernels(size_t n, F&& body)
 /** Whether every fixed-point tap of cv::getGaussianKernel(n, sigma) is surely below 1 << bits
  * (tapsBelowOne) without building it: a sigma <= 0 takes OpenCV's fixed kernels or a sigma of at
  * least 2 (n >= 11); a positive one is compared with a bound per depth below which a kernel may put
- * all its weight on the centre tap. Exported for the tests. */
+ * all its weight on the centre tap (the resolution builds such a kernel's few fixed-point taps to
+ * know). Exported for the tests. */
 CV_EXPORTS bool tapsSurelyBelowOne(int depth, int n, double sigma);
 
 /** A batch filter's kernel cache. Not thread-safe: the filter holds its lock around resolve(). */
@@ -103,23 +107,53 @@ public:
     static constexpr size_t kMaxCached = 4096;
 
     explicit BatchKernels(const Filter& filter) : filter_(filter) { cache_.reserve(2 * kMaxCached); }
+    BatchKernels(const BatchKernels&) = delete;
+    BatchKernels& operator=(const BatchKernels&) = delete;
 
     /** Every image's kernel, checked under the caller's name `function` and the image's index.
      * sigmaX, sigmaY, ksize: empty (the filter's), one value (every image) or one per image. A
-     * call that throws leaves the cache as it was. The pointers stay valid until the next call. */
+     * kernel the host builds is cached when first seen; one the device builds when seen in a
+     * second call (until then it is the call's own). A call that throws leaves the cache as it
+     * was. The pointers stay valid until the next call. */
     std::vector<const KernelEntry*> resolve(size_t n, const std::vector<double>& sigmaX, const std::vector<double>& sigmaY,
                                             const std::vector<Size>& ksize, const char* function);
 
+    /** Kernels in the cache. */
     size_t size() const { return cache_.size(); }
+
+    /** Kernel k's path for an image of query q on a device of these facts, with the filter's
+     * options. The choice depends on the kernel and on whether the image is one row or column or
+     * written inside its source's allocation, not on its size: made once per kernel and such class
+     * of image. For a kernel the device builds (often new in every call) it is kept by the shape it
+     * depends on, so that a new sigma costs no choice. */
+    const PathChoice* choiceFor(KernelEntry* k, const PathQuery& q, const GaussianPaths::DeviceFacts& facts,
+                                const GaussianPaths::Options& options);
 
 private:
     typedef std::unordered_map<KernelArgs, KernelEntry, KernelArgsHash> Cache;
     void checkKernel(const KernelArgs& k, size_t i, const char* function) const;
     void keepWithinBound();
+    /** Whether a kernel of this hash was resolved, and not cached, by an earlier call. */
+    bool seen(uint64_t hash) const;
+
+    typedef std::tuple<int, int, bool, bool, int, int> ChoiceKey;   //!< rx, ry, taps below one (x, y), unit, inside
 
     Filter filter_;
+    std::map<ChoiceKey, PathChoice> choices_;   // node-based: the entries' pointers stay valid
+    struct RecentChoice
+    {
+        uint64_t key = 0;
+        const PathChoice* choice = nullptr;
+    };
+    static constexpr int kRecentChoices = 64;
+    RecentChoice recentChoices_[kRecentChoices];   //!< into choices_, by the packed ChoiceKey
     uint64_t resolves_ = 0;   //!< resolve() calls (marks the entries each returned)
-    Cache cache_;   // node-based: entries stay put while it grows and when their nodes move
+    /** Hashes of the device-built kernels of earlier calls that were not cached (an odd value;
+     * one slot per hash, a newer one overwrites): the admission to the cache. */
+    static constexpr size_t kSeenSlots = 2 * kMaxCached;
+    std::vector<uint64_t> seen_ = std::vector<uint64_t>(kSeenSlots, 0);
+    std::vector<KernelEntry> callLocal_;   //!< the current call's device-built kernels not (yet) cached
+    Cache cache_;   // node-based: entries stay put while it grows
 };
 
 }}} // namespace cv::cuda::gaussian

@@ -6,8 +6,6 @@
 #include "precomp.hpp"
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -15,6 +13,7 @@
 #include "cuda_check.hpp"
 #include "device_check.hpp"
 #include "batch_kernels.hpp"
+#include "batch_plan.hpp"
 #include "gaussian_arguments.hpp"
 #include "gaussian_call.hpp"
 #include "gaussian_filter_options.hpp"
@@ -27,9 +26,6 @@ namespace cv { namespace cuda {
 namespace {
 
 using namespace cv::cuda::gaussian;
-
-constexpr size_t kAlign = 16;
-size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 /** Device arrays of per-image sigmas (applyStackedDeviceSigma), read by the tap maker. */
 struct DeviceSigmas
@@ -44,6 +40,7 @@ class GaussianBatchFilterImpl CV_FINAL : public GaussianBatchFilter
 public:
     GaussianBatchFilterImpl(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY, int rowBorderMode,
                             int columnBorderMode, const GaussianPaths::Options& options)
+        : kernels_(kernelFilter(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode, deviceTaps_))
     {
         static const ArgumentNames names{"cv::cuda::createGaussianBlurBatch", "srcType", "dstType", "rowBorderMode", "columnBorderMode"};
         checkArguments(srcType, dstType, ksize, sigmaX, sigmaY, rowBorderMode, columnBorderMode, names);
@@ -52,16 +49,6 @@ public:
         rowBorderMode_ = rowBorderMode;
         columnBorderMode_ = columnBorderMode;
         options_ = options;
-        BatchKernels::Filter k;
-        k.srcType = srcType_;
-        k.dstType = dstType_;
-        k.rowBorder = rowBorderMode;
-        k.columnBorder = columnBorderMode;
-        k.defaults.ksize = ksize;
-        k.defaults.sigmaX = sigmaX;
-        k.defaults.sigmaY = sigmaY;
-        k.deviceTaps = deviceTaps_;
-        kernels_ = BatchKernels(k);
     }
 
     int srcType() const CV_OVERRIDE { return srcType_; }
@@ -212,6 +199,21 @@ public:
     }
 
 private:
+    static BatchKernels::Filter kernelFilter(int srcType, int dstType, Size ksize, double sigmaX, double sigmaY,
+                                             int rowBorderMode, int columnBorderMode, bool deviceTaps)
+    {
+        BatchKernels::Filter k;
+        k.srcType = srcType;
+        k.dstType = dstType < 0 ? srcType : dstType;
+        k.rowBorder = rowBorderMode;
+        k.columnBorder = columnBorderMode;
+        k.defaults.ksize = ksize;
+        k.defaults.sigmaX = sigmaX;
+        k.defaults.sigmaY = sigmaY;
+        k.deviceTaps = deviceTaps;
+        return k;
+    }
+
     /** The checks both stacked forms share (no CUDA call). */
     void checkStack(const GpuMat& src, int imageRows, const char* f) const
     {
@@ -274,28 +276,8 @@ private:
             in = copy->data();
             inStep = rowBytes;
         }
-        // Image 0 described as a single image (a whole matrix over its rows: no parent to read
-        // around it); image i is image 0 moved by i images, with its own kernel's radii.
-        const DeviceLimits& limits = deviceLimits();
-        PathQuery q0;
-        q0.batch = true;
-        const size_t inImage = static_cast<size_t>(imageRows) * inStep, outImage = static_cast<size_t>(imageRows) * dst.step;
-        const BlurCall first = describeCall(GpuMat(imageRows, src.cols, src.type(), const_cast<unsigned char*>(in), inStep),
-                                            GpuMat(imageRows, dst.cols, dst.type(), dst.data, dst.step),
-                                            kernels[0]->shape, limits, q0);
-        std::vector<ImageWork> work(n);
-        for (int i = 0; i < n; i++)
-        {
-            KernelEntry* k = const_cast<KernelEntry*>(kernels[i]);
-            ImageWork& w = work[i];
-            w.call = movedCall(first, in + i * inImage, dst.data + i * outImage);
-            w.call.rx = first.unitX ? 0 : k->shape.rx;
-            w.call.ry = first.unitY ? 0 : k->shape.ry;
-            w.kernel = k;
-            PathQuery q = q0;
-            setKernel(q, k->shape);
-            w.choice = choiceFor(k, q);
-        }
+        std::vector<ImageWork> work = describeStacked(GpuMat(src.rows, src.cols, src.type(), const_cast<unsigned char*>(in), inStep),
+                                                      dst, imageRows, kernels, deviceLimits(), kernels_, options_);
         run(work, stream, sigmas);
     }
 
@@ -338,40 +320,9 @@ private:
         }
     }
 
-    /** One image of a call: its description, kernel and path, and where its batch taps are. */
-    struct ImageWork
-    {
-        BlurCall call;
-        KernelEntry* kernel = nullptr;
-        const PathChoice* choice = nullptr;
-        PathTaps* taps = nullptr;   //!< host-built batch taps
-        bool batched = false;       //!< on its path's batched kernel (taps from the host or the device)
-    };
-
-    /** Kernel k's path for an image of query q. The choice depends on the kernel and on whether
-     * the image is one row or column or written inside its source's allocation, not on its size:
-     * it is made once per kernel and such class of image, and kept with the kernel. */
     const PathChoice* choiceFor(KernelEntry* k, const PathQuery& q)
     {
-        const int unit = q.unitRowOrColumn ? 1 : 0, inside = q.dstInSrcAllocation ? 1 : 0;
-        if (k->deviceTaps)
-        {
-            // A kernel the device builds (often new in every call): the choice kept by what it
-            // depends on, for every call, so that a new sigma costs no choice.
-            const ChoiceKey key{k->shape.rx, k->shape.ry, k->shape.horizontalTapsBelowOne, k->shape.verticalTapsBelowOne,
-                                unit, inside};
-            auto it = choices_.find(key);
-            if (it == choices_.end())
-                it = choices_.emplace(key, choosePath(q, deviceLimits().paths, options_)).first;
-            return &it->second;
-        }
-        HostKernel& h = *k->host;   // every kernel whose taps the host builds has it
-        if (!h.chosen[unit][inside])
-        {
-            h.choice[unit][inside] = choosePath(q, deviceLimits().paths, options_);
-            h.chosen[unit][inside] = true;
-        }
-        return &h.choice[unit][inside];
+        return kernels_.choiceFor(k, q, deviceLimits().paths, options_);
     }
 
     /** Enqueues the batch: descriptors uploaded once, the device's taps built by one launch per
@@ -383,188 +334,25 @@ private:
         const size_t n = images.size();
         const int depth = CV_MAT_DEPTH(srcType_), channels = CV_MAT_CN(srcType_);
 
-        // A kernel the device builds but whose image takes a path without a batched kernel (in
-        // place, one row or column, a radius beyond the batched kernels) gets its taps here.
-        for (ImageWork& im : images)
+        attachTaps(images, srcType_);
+        const BatchPlan plan = planBatch(images, depth, channels, ++calls_);
+        if (!plan.groups.empty())
         {
-            im.batched = GaussianPaths::batched(im.choice->index);
-            if (!im.batched && !im.kernel->host)
+            StreamScratch device(plan.total, s);
+            unsigned char* host = staging_.acquire(plan.uploaded);
+            EncodedBatch e = encodeBatch(plan, images, depth, channels, limits.multiprocessors, device.data(), host);
+            staging_.upload(device.data(), plan.uploaded, s);
+            for (PathJobs& list : e.tapJobs)
             {
-                CV_Assert(im.kernel->sigmaIndexX < 0);   // device sigmas take batched paths only (checked)
-                std::unique_ptr<HostKernel> h(new HostKernel);
-                h->taps = filterTaps(srcType_, im.kernel->ksize, im.kernel->sigmaX, im.kernel->sigmaY);
-                im.kernel->host = std::move(h);
+                list.jobs.sigmaX = sigmas.x;
+                list.jobs.sigmaY = sigmas.y;
+                list.jobs.sigmaXType = sigmas.xType;
+                list.jobs.sigmaYType = sigmas.yType;
+                list.jobs.exp = softdoubleExpConstants();
+                GaussianPaths::makeBatchTaps(list.path, list.jobs, s);
             }
-        }
-
-        // Batch taps a host-built kernel lacks for its path, built (over the host's threads) before
-        // any joins its kernel: a throw leaves every kernel as it was.
-        std::vector<std::pair<KernelEntry*, int>> freshTaps;   // (kernel, path), each once
-        for (size_t i = 0; i < n; i++)
-        {
-            const ImageWork& im = images[i];
-            const std::pair<KernelEntry*, int> key(im.kernel, im.choice->index);
-            if (im.batched && !key.first->deviceTaps && !key.first->host->batchTaps.count(key.second) &&
-                (freshTaps.empty() || freshTaps.back() != key))
-                freshTaps.push_back(key);
-        }
-        std::sort(freshTaps.begin(), freshTaps.end());
-        freshTaps.erase(std::unique(freshTaps.begin(), freshTaps.end()), freshTaps.end());
-        std::vector<BatchTaps> built(freshTaps.size());
-        forKernels(freshTaps.size(), [&](const Range& r) {
-            for (int j = r.start; j < r.end; j++)
-                built[j] = GaussianPaths::batchTaps(freshTaps[j].second, freshTaps[j].first->host->taps);
-        });
-        for (size_t j = 0; j < freshTaps.size(); j++)
-            freshTaps[j].first->host->batchTaps[freshTaps[j].second].taps = std::move(built[j]);
-        for (ImageWork& im : images)
-            if (im.batched && !im.kernel->deviceTaps)
-                im.taps = &im.kernel->host->batchTaps.find(im.choice->index)->second;
-
-        // Groups: (path, instance) -> images, in order of first appearance (a few groups: a list).
-        struct Group { int path, instance; std::vector<size_t> images; };
-        std::vector<Group> groups;
-        std::vector<int> layoutBytes(n, 0);
-        size_t itemCount = 0;
-        for (size_t i = 0; i < n; i++)
-        {
-            ImageWork& im = images[i];
-            if (!im.batched)
-                continue;
-            const int path = im.choice->index;
-            int instance;
-            if (im.kernel->deviceTaps)
-            {
-                const BatchTapsLayout l = GaussianPaths::batchLayout(path, depth, channels, im.kernel->shape.rx, im.kernel->shape.ry);
-                instance = l.instance;
-                layoutBytes[i] = l.bytes;
-            }
-            else
-                instance = im.taps->taps.instance;
-            auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.path == path && x.instance == instance; });
-            if (g == groups.end())
-                g = groups.insert(groups.end(), Group{path, instance, {}});
-            g->images.push_back(i);
-            itemCount++;
-        }
-
-        if (!groups.empty())
-        {
-            // Layout: every item, every distinct host-built taps struct once (placed by this call's
-            // id), the device's tap jobs by path, then the taps they build (not uploaded).
-            const uint64_t call = ++calls_;
-            size_t total = alignUp(itemCount * sizeof(BatchItem));
-            std::vector<const PathTaps*> distinct;
-            std::vector<std::pair<int, KernelEntry*>> jobs;   // (path, kernel), each kernel once
-            for (size_t i = 0; i < n; i++)
-            {
-                ImageWork& im = images[i];
-                if (!im.batched)
-                    continue;
-                if (im.kernel->deviceTaps)
-                {
-                    if (im.kernel->jobCall != call)
-                    {
-                        im.kernel->jobCall = call;
-                        jobs.emplace_back(im.choice->index, im.kernel);
-                    }
-                }
-                else if (im.taps->call != call)
-                {
-                    im.taps->call = call;
-                    im.taps->offset = total;
-                    total += alignUp(im.taps->taps.bytes.size());
-                    distinct.push_back(im.taps);
-                }
-            }
-            std::stable_sort(jobs.begin(), jobs.end(), [](const std::pair<int, KernelEntry*>& a, const std::pair<int, KernelEntry*>& b) {
-                return a.first < b.first;
-            });
-            const size_t jobsAt = total;
-            total += alignUp(jobs.size() * sizeof(BatchTapJob));
-            const size_t uploaded = total;
-            std::vector<int> jobBytes(jobs.size());
-            for (size_t j = 0; j < jobs.size(); j++)
-            {
-                KernelEntry* k = jobs[j].second;
-                jobBytes[j] = GaussianPaths::batchLayout(jobs[j].first, depth, channels, k->shape.rx, k->shape.ry).bytes;
-                k->jobOffset = total;
-                total += alignUp(static_cast<size_t>(jobBytes[j]));
-            }
-
-            StreamScratch device(total, s);
-            unsigned char* host = staging_.acquire(uploaded);
-            for (const PathTaps* t : distinct)
-                std::memcpy(host + t->offset, t->taps.bytes.data(), t->taps.bytes.size());
-            BatchTapJob* hostJobs = reinterpret_cast<BatchTapJob*>(host + jobsAt);
-            for (size_t j = 0; j < jobs.size(); j++)
-            {
-                const KernelEntry* k = jobs[j].second;
-                BatchTapJob& job = hostJobs[j];
-                job = BatchTapJob();
-                job.out = device.data() + k->jobOffset;
-                job.bytes = jobBytes[j];
-                job.ksizeX = k->ksize.width;
-                job.ksizeY = k->ksize.height;
-                job.sigmaX = k->sigmaX;
-                job.sigmaY = k->sigmaY;
-                job.sigmaIndexX = k->sigmaIndexX;
-                job.sigmaIndexY = k->sigmaIndexY;
-            }
-            BatchItem* hostItems = reinterpret_cast<BatchItem*>(host);
-            std::vector<BatchLaunch> launches;
-            size_t at = 0;
-            for (const Group& g : groups)
-            {
-                BatchLaunch b;
-                b.depth = depth;
-                b.channels = channels;
-                b.instance = g.instance;
-                b.multiprocessors = limits.multiprocessors;
-                b.forcedStripRows = images[g.images[0]].choice->forcedStripRows;   // the filter's option
-                b.items = reinterpret_cast<const BatchItem*>(device.data()) + at;
-                b.count = static_cast<int>(g.images.size());
-                for (size_t i : g.images)
-                {
-                    const ImageWork& im = images[i];
-                    BatchItem& item = hostItems[at++];
-                    std::memcpy(&item.call, &im.call, sizeof(BlurCall));
-                    item.taps = device.data() + (im.kernel->deviceTaps ? im.kernel->jobOffset : im.taps->offset);
-                    const long long elements = static_cast<long long>(im.call.width) * im.call.channels;
-                    b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice->tileOutputs - 1) / im.choice->tileOutputs));
-                    b.maxHeight = std::max(b.maxHeight, im.call.height);
-                    if (im.choice->residentBlocks > 0)
-                    {
-                        // a persistent grid: the images' tiles form one sequence
-                        item.firstTile = b.tiles;
-                        b.tiles += im.choice->tiles(im.call.width, im.call.height, im.call.channels);
-                        b.sharedBytes = std::max(b.sharedBytes, im.choice->sharedBytes);
-                        b.residentBlocks = std::max(b.residentBlocks, im.choice->residentBlocks);
-                    }
-                }
-                launches.push_back(b);
-            }
-            staging_.upload(device.data(), uploaded, s);
-            for (size_t j = 0; j < jobs.size();)
-            {
-                size_t end = j;
-                while (end < jobs.size() && jobs[end].first == jobs[j].first)
-                    end++;
-                BatchTapJobs list;
-                list.jobs = reinterpret_cast<const BatchTapJob*>(device.data() + jobsAt) + j;
-                list.count = static_cast<int>(end - j);
-                list.depth = depth;
-                list.channels = channels;
-                list.sigmaX = sigmas.x;
-                list.sigmaY = sigmas.y;
-                list.sigmaXType = sigmas.xType;
-                list.sigmaYType = sigmas.yType;
-                list.exp = softdoubleExpConstants();
-                GaussianPaths::makeBatchTaps(jobs[j].first, list, s);
-                j = end;
-            }
-            for (size_t k = 0; k < launches.size(); k++)
-                GaussianPaths::launchBatch(groups[k].path, launches[k], s);
+            for (size_t k = 0; k < e.launches.size(); k++)
+                GaussianPaths::launchBatch(plan.groups[k].path, e.launches[k], s);
         }
 
         // Images without a batched path (in place, one row or column, radius beyond the single kernels).
@@ -573,18 +361,16 @@ private:
                 GaussianPaths::launchOne(images[i].choice->index, images[i].kernel->host->taps, images[i].call, *images[i].choice, s);
     }
 
-    typedef std::tuple<int, int, bool, bool, int, int> ChoiceKey;   //!< rx, ry, taps below one (x, y), unit, inside
 
     bool deviceTaps_ = softdoubleExpInHardware();   //!< the exp's constants passed the host's self-check
     std::vector<KernelEntry> callKernels_;            //!< the current call's kernels of device sigmas
-    std::map<ChoiceKey, PathChoice> choices_;
 
     int srcType_ = 0, dstType_ = 0;
     int rowBorderMode_ = BORDER_REPLICATE, columnBorderMode_ = -1;
     GaussianPaths::Options options_;
     std::mutex mutex_;
-    BatchKernels kernels_{BatchKernels::Filter()};
-    uint64_t calls_ = 0;   //!< calls that uploaded descriptors (marks each PathTaps' placement)
+    BatchKernels kernels_;
+    uint64_t calls_ = 0;   //!< calls run (planBatch marks what each placed)
     UploadStaging staging_;
     detail::DeviceBinding device_;
 };
