@@ -222,21 +222,11 @@ const PathChoice* BatchKernels::choiceFor(KernelEntry* k, const PathQuery& q, co
         return c;
     if (k->deviceTaps)
     {
-        // A kernel of the call's own (a new sigma) asks by its shape: the last choices of a few
-        // shapes first (a batch's radii are few), then all.
-        const uint64_t packed = (static_cast<uint64_t>(k->shape.rx) << 32) | (static_cast<uint64_t>(k->shape.ry) << 4) |
-                                (k->shape.horizontalTapsBelowOne ? 8u : 0u) | (k->shape.verticalTapsBelowOne ? 4u : 0u) |
-                                static_cast<uint64_t>(unit << 1 | inside);
-        RecentChoice& r = recentChoices_[(k->shape.rx * 31 + k->shape.ry) % kRecentChoices];
-        if (r.choice && r.key == packed)
-            return c = r.choice;
         const ChoiceKey key{k->shape.rx, k->shape.ry, k->shape.horizontalTapsBelowOne, k->shape.verticalTapsBelowOne, unit, inside};
         auto it = choices_.find(key);
         if (it == choices_.end())
             it = choices_.emplace(key, choosePath(q, facts, options)).first;
         c = &it->second;
-        r.key = packed;
-        r.choice = c;
     }
     else
     {

@@ -140,13 +140,6 @@ private:
 
     Filter filter_;
     std::map<ChoiceKey, PathChoice> choices_;   // node-based: the entries' pointers stay valid
-    struct RecentChoice
-    {
-        uint64_t key = 0;
-        const PathChoice* choice = nullptr;
-    };
-    static constexpr int kRecentChoices = 64;
-    RecentChoice recentChoices_[kRecentChoices];   //!< into choices_, by the packed ChoiceKey
     uint64_t resolves_ = 0;   //!< resolve() calls (marks the entries each returned)
     /** Hashes of the device-built kernels of earlier calls that were not cached (an odd value;
      * one slot per hash, a newer one overwrites): the admission to the cache. */
