@@ -11,6 +11,8 @@ same rule for every peer; BORDER_REPLICATE):
   rgb224     256 x 224x224x3 uint8 NHWC, sigma 0.1..2
   rgb512     64 x 512x512x3 uint8 NHWC, sigma 0.1..2
   gray64     1024 x 64x64x1 uint8 NHWC, sigma 0.1..2
+  rgb16      4096 x 16x16x3 uint8 NHWC, sigma 0.1..2 (the smallest images, the largest N)
+  hd1080     16 x 1080x1920x3 uint8 NHWC, sigma 0.1..2 (the largest images, the smallest N)
   f32nchw    256 x 3x224x224 float32 NCHW (PyTorch), sigma 0.1..2
   u16gray    256 x 224x224x1 uint16, sigma 0.1..2
   varsize    256 x HxWx3 uint8, sides uniform in 32..640, sigma 0.1..5 (a list of GpuMats)
@@ -68,7 +70,7 @@ import time
 
 import numpy as np
 
-CASES = ["rgb224", "rgb512", "gray64", "f32nchw", "u16gray", "varsize", "rgb224wide", "u16wide", "f32wide"]
+CASES = ["rgb224", "rgb512", "gray64", "rgb16", "hd1080", "f32nchw", "u16gray", "varsize", "rgb224wide", "u16wide", "f32wide"]
 PARTS = ["single", "hostlist"]
 PEERS = ["ours", "loop", "kornia", "torchvision", "cupy", "cvcuda", "dali", "dali-dynamic"]
 SINGLE = [("64x64 8UC1", 64, 64, 1, 2.0), ("224x224 8UC3", 224, 224, 3, 1.5), ("512x512 8UC3", 512, 512, 3, 2.0),
@@ -167,7 +169,8 @@ def main():
     for case in [c for c in cases if c not in PARTS]:
         n, h, w, c, dtype, layout, smax = {
             "rgb224": (256, 224, 224, 3, np.uint8, "NHWC", 2.0), "rgb512": (64, 512, 512, 3, np.uint8, "NHWC", 2.0),
-            "gray64": (1024, 64, 64, 1, np.uint8, "NHWC", 2.0), "f32nchw": (256, 224, 224, 3, np.float32, "NCHW", 2.0),
+            "gray64": (1024, 64, 64, 1, np.uint8, "NHWC", 2.0), "rgb16": (4096, 16, 16, 3, np.uint8, "NHWC", 2.0),
+            "hd1080": (16, 1080, 1920, 3, np.uint8, "NHWC", 2.0), "f32nchw": (256, 224, 224, 3, np.float32, "NCHW", 2.0),
             "u16gray": (256, 224, 224, 1, np.uint16, "NHWC", 2.0), "varsize": (256, 0, 0, 3, np.uint8, "list", 5.0),
             # sigmas up to 20-30: most images on the tensor-core kernels (radius 9..90)
             "rgb224wide": (256, 224, 224, 3, np.uint8, "NHWC", 30.0), "u16wide": (256, 224, 224, 1, np.uint16, "NHWC", 20.0),

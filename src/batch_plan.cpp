@@ -184,7 +184,8 @@ EncodedBatch encodeBatch(const BatchPlan& p, const std::vector<ImageWork>& image
         b.channels = channels;
         b.instance = g.instance;
         b.multiprocessors = multiprocessors;
-        b.forcedStripRows = images[g.images[0]].choice->forcedStripRows;   // the filter's option
+        b.forcedStripRows = images[g.images[0]].choice->forcedStripRows;   // the filter's options
+        b.warpTiles = images[g.images[0]].choice->warpTiles;
         b.items = reinterpret_cast<const BatchItem*>(device) + at;
         b.count = static_cast<int>(g.images.size());
         for (size_t i : g.images)
@@ -197,6 +198,8 @@ EncodedBatch encodeBatch(const BatchPlan& p, const std::vector<ImageWork>& image
             const long long elements = static_cast<long long>(im.call.width) * im.call.channels;
             b.blocksAcross = std::max(b.blocksAcross, static_cast<int>((elements + im.choice->tileOutputs - 1) / im.choice->tileOutputs));
             b.maxHeight = std::max(b.maxHeight, im.call.height);
+            b.maxRowElements = std::max(b.maxRowElements, elements);
+            b.maxRadius = std::max(b.maxRadius, im.choice->radius);
             if (im.choice->residentBlocks > 0)
             {
                 // a persistent grid: the images' tiles form one sequence

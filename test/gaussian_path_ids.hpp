@@ -25,6 +25,7 @@ static_assert(TensorCore >= 0 && TensorCore16U >= 0 && TensorCore32F >= 0 && Fus
               "every path is in the list, the two-pass fallback last");
 
 typedef gs::FusedPath::Tile FusedTile;
+typedef gs::FusedWarpTile FusedWarpTile;
 typedef gs::FusedLargePath::Tile LargeTile;
 
 /** The last radius of Tile's range whose block keeps one item after its two halos for `cn`

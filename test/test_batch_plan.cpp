@@ -92,8 +92,8 @@ void checkEncoding(std::vector<ImageWork>& work, int type, uint64_t call)
         ASSERT_EQ(group.images.size(), static_cast<size_t>(b.count));
         EXPECT_EQ(group.instance, b.instance);
         EXPECT_TRUE(std::is_sorted(group.images.begin(), group.images.end()));
-        long long tiles = 0;
-        int tallest = 0;
+        long long tiles = 0, widest = 0;
+        int tallest = 0, largestRadius = 0, across = 0;
         for (size_t i : group.images)
         {
             const ImageWork& w = work[i];
@@ -121,10 +121,17 @@ void checkEncoding(std::vector<ImageWork>& work, int type, uint64_t call)
                 tiles += w.choice->tiles(w.call.width, w.call.height, w.call.channels);
             }
             tallest = std::max(tallest, w.call.height);
+            const long long elements = static_cast<long long>(w.call.width) * w.call.channels;
+            widest = std::max(widest, elements);
+            largestRadius = std::max(largestRadius, std::max(w.kernel->shape.rx, w.kernel->shape.ry));
+            across = std::max(across, static_cast<int>((elements + w.choice->tileOutputs - 1) / w.choice->tileOutputs));
             seen++;
         }
         EXPECT_EQ(tiles, b.tiles);
         EXPECT_EQ(tallest, b.maxHeight);
+        EXPECT_EQ(widest, b.maxRowElements);
+        EXPECT_EQ(largestRadius, b.maxRadius);   // the kernels' own radius, which the fused batch kernel reads from its taps
+        EXPECT_EQ(across, b.blocksAcross);
         EXPECT_EQ(132, b.multiprocessors);
     }
     EXPECT_EQ(batched, seen);

@@ -82,6 +82,36 @@ INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_Paths,
 
 typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBatch_FusedRadii;
 
+// One batch of images, each with its kernel (sigmaY = sigmaX), blurred in one call and each image
+// compared with the CPU.
+struct KernelBatch
+{
+    std::vector<Mat> host;
+    std::vector<GpuMat> src;
+    std::vector<Size> ksizes;
+    std::vector<double> sx;
+
+    void add(const Mat& image, Size ksize, double sigma)
+    {
+        host.push_back(image);
+        src.emplace_back(image);
+        ksizes.push_back(ksize);
+        sx.push_back(sigma);
+    }
+    void expectMatchesCpu(int type, int border, const std::string& what) const
+    {
+        Stream s;
+        auto filter = cv::cuda::createGaussianBlurBatch(type, -1, Size(3, 3), 0, 0, border);
+        std::vector<GpuMat> dst;
+        filter->apply(src, dst, sx, {}, ksizes, s);
+        ASSERT_EQ(src.size(), dst.size());
+        for (size_t i = 0; i < src.size(); i++)
+            expectImageMatches(host[i], toHost(dst[i], s), ksizes[i], sx[i], sx[i], border,
+                               cv::format("%s image %zu (%dx%d, ksize %dx%d)", what.c_str(), i, host[i].cols, host[i].rows,
+                                          ksizes[i].width, ksizes[i].height));
+    }
+};
+
 TEST_P(CudaImage_GaussianBatch_FusedRadii, every_radius_in_one_batch_matches_cpu)
 {
     CUDAIMAGE_REQUIRE_GPU();
@@ -90,30 +120,63 @@ TEST_P(CudaImage_GaussianBatch_FusedRadii, every_radius_in_one_batch_matches_cpu
     const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam());
     const int type = CV_MAKETYPE(depth, cn);
     cv::RNG rng(9100 + type);
-    std::vector<Mat> host;
-    std::vector<GpuMat> src;
-    std::vector<Size> ksizes;
-    std::vector<double> sx;
-    Stream s;
+    KernelBatch batch;
     for (int r = path::FusedTile::kMaxR; r >= path::FusedTile::kMinR; r--)
         for (const bool rect : {false, true})
         {
             const int tile = path::FusedTile::kCols - 2 * path::FusedTile::halo(r, cn);   // outputs per block row
             const Size size(rect ? tile / cn + 1 : std::max(1, tile / cn - 1), 17 + 5 * r);
-            ksizes.push_back(Size(2 * r + 1, rect ? 2 * (r / 2) + 1 : 2 * r + 1));
-            sx.push_back(0.4 + 0.3 * r);
-            host.push_back(randomMat(size, type, rng));
-            src.emplace_back(host.back());
+            batch.add(randomMat(size, type, rng), Size(2 * r + 1, rect ? 2 * (r / 2) + 1 : 2 * r + 1), 0.4 + 0.3 * r);
         }
-    auto filter = cv::cuda::createGaussianBlurBatch(type, -1, Size(3, 3), 0, 0, cv::BORDER_REFLECT_101);
-    std::vector<GpuMat> dst;
-    filter->apply(src, dst, sx, {}, ksizes, s);
-    for (size_t i = 0; i < src.size(); i++)
-        expectImageMatches(host[i], toHost(dst[i], s), ksizes[i], sx[i], sx[i], cv::BORDER_REFLECT_101,
-                           cv::format("image %zu (%dx%d, ksize %dx%d)", i, host[i].cols, host[i].rows, ksizes[i].width, ksizes[i].height));
+    batch.expectMatchesCpu(type, cv::BORDER_REFLECT_101, "");
 }
 
 INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_FusedRadii,
+                        ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Range(1, 5)));
+
+// ---- narrow images: a warp per strip, at the warp tile's boundary ------------------------------
+
+typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBatch_WarpTiles;
+
+TEST_P(CudaImage_GaussianBatch_WarpTiles, images_at_the_warp_tile_boundary_match_cpu)
+{
+    CUDAIMAGE_REQUIRE_GPU();
+    // At every fused radius, an image whose row just fits a warp's tile (each warp of a block on a
+    // strip of its own) and one a pixel wider (a block per strip), with strip counts that are and
+    // are not multiples of the block's four warps: a launch that gives a block per strip (the
+    // narrow images' blocks past their strips return). Then a batch of images narrow at every
+    // radius, whose launches give each block four strips.
+    const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam());
+    const int type = CV_MAKETYPE(depth, cn);
+    const int rows = depth == CV_16U || depth == CV_64F ? 8 : 16;   // the longest strip of the depth
+    // Narrow at the largest radius, so that the launch of 8U and 16U (every radius) is narrow too.
+    const int fitEveryRadius = path::FusedWarpTile::kCols - 2 * path::FusedWarpTile::halo(path::FusedTile::kMaxR, cn);
+    for (const bool boundary : {true, false})
+    {
+        cv::RNG rng(9300 + type * 2 + boundary);
+        KernelBatch batch;
+        for (int r = path::FusedTile::kMaxR; r >= path::FusedTile::kMinR; r--)
+        {
+            const int fit = path::FusedWarpTile::kCols - 2 * path::FusedWarpTile::halo(r, cn);   // outputs of a warp's tile
+            ASSERT_TRUE(path::FusedWarpTile::fits(fit / cn * cn, r, cn));
+            ASSERT_FALSE(path::FusedWarpTile::fits((fit / cn + 1) * cn, r, cn));
+            const int height = r % 2 ? 4 * rows * (1 + r % 3) + 1 : 3 * rows - 1 + r;
+            const Size ksize(2 * r + 1, r % 3 == 0 ? 2 * (r / 2) + 1 : 2 * r + 1);
+            if (boundary)
+            {
+                batch.add(randomMat(Size(fit / cn, height), type, rng), ksize, 0.35 + 0.3 * r);
+                batch.add(randomMat(Size(fit / cn + 1, height + r), type, rng), ksize, 0.35 + 0.3 * r);
+            }
+            else
+                batch.add(randomMat(Size(fitEveryRadius / cn - r % 2, height), type, rng), ksize, 0.35 + 0.3 * r);
+        }
+        if (!boundary)   // narrow at every radius, and taller than the others: its warps go round the strips
+            batch.add(randomMat(Size(1, 50 * rows + 3), type, rng), Size(3, 2 * path::FusedTile::kMaxR + 1), 0.9);
+        batch.expectMatchesCpu(type, cv::BORDER_REFLECT_101, boundary ? "boundary batch," : "narrow batch,");
+    }
+}
+
+INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_WarpTiles,
                         ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Range(1, 5)));
 
 // ---- the stacked form: N images one below the other (an NHWC or NCHW tensor) --------------------

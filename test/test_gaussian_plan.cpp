@@ -355,4 +355,42 @@ TEST(CudaImage_GaussianPlan, fused_8U_strips_shorten_below_the_wave_threshold)
     EXPECT_EQ(FusedTile::kRows8U, FusedTile::stripRows(CV_8U, 10, 0, 0)) << "unknown SM count: one";
 }
 
+// The fused batch kernel's warp tiles: a narrow row is one that fits 32 threads x 4 elements less
+// two halos of the radius rounded up to 8 elements (worked out here, not by the tile), for every
+// fused radius and channel count; each such tile holds whole items of every depth, and the four
+// warps' tiles are the block's shared row. OPENCV_CUDAIMAGE_FUSED_WARP_TILES=0 turns them off in
+// the fused path's choice, read at filter creation.
+TEST(CudaImage_GaussianPlan, fused_warp_tiles_fit_rows_of_one_warp)
+{
+    namespace gs = cv::cuda::gaussian;
+    typedef cudaimage_test::path::FusedWarpTile Warp;
+    EXPECT_EQ(FusedTile::kCols, Warp::kTeams * Warp::kCols);
+    EXPECT_EQ(FusedTile::kThreads, Warp::kTeams * 32);
+    for (int cn = 1; cn <= 4; cn++)
+        for (int r = FusedTile::kMinR; r <= FusedTile::kMaxR; r++)
+        {
+            const int halo = (r * cn + 7) / 8 * 8;
+            const int outputs = 128 - 2 * halo;
+            SCOPED_TRACE(cv::format("radius %d, %d channels: %d outputs", r, cn, outputs));
+            EXPECT_TRUE(Warp::fits(outputs, r, cn));
+            EXPECT_TRUE(Warp::fits(1, r, cn));
+            EXPECT_FALSE(Warp::fits(outputs + 1, r, cn));
+            for (int depth : {CV_8U, CV_16U, CV_16S, CV_32F, CV_64F})
+                EXPECT_EQ(0, outputs % itemOutputs(depth)) << cv::typeToString(depth);
+            EXPECT_GE(outputs, 16);
+        }
+    EXPECT_TRUE(gs::FusedPath::options().warpTiles);
+    EXPECT_TRUE(choose(CV_8U, 1, 2).warpTiles);
+    for (const char* v : {"0", "1", "off"})
+    {
+        setenv("OPENCV_CUDAIMAGE_FUSED_WARP_TILES", v, 1);
+        const bool on = std::string(v) != "0";
+        EXPECT_EQ(on, gs::FusedPath::options().warpTiles) << v;
+        const PathChoice c = choosePath(query(CV_8U, 1, 2, 2), path::List::DeviceFacts(), path::List::options());
+        EXPECT_EQ(path::Fused, c.index);
+        EXPECT_EQ(on, c.warpTiles) << v;
+    }
+    unsetenv("OPENCV_CUDAIMAGE_FUSED_WARP_TILES");
+}
+
 }} // namespace opencv_test

@@ -179,7 +179,7 @@ __device__ __forceinline__ void fillAcc(T (&acc)[kRows][4], T value)
 // This thread's 4 columns of kRows vertical results into shared rows of kStride elements. 8U: the
 // DP4A sums leave their float bias (2^23 + s - 2^23 = s, exact) and go out as one float4 per row.
 template <int kStride, int kRows>
-__device__ __forceinline__ void storeVertical(const uint32_t (&acc)[kRows][4], float* vert)
+__device__ __forceinline__ void storeVertical(const uint32_t (&acc)[kRows][4], float* vert, int lane = threadIdx.x)
 {
 #pragma unroll
     for (int v = 0; v < kRows; v++)
@@ -189,20 +189,20 @@ __device__ __forceinline__ void storeVertical(const uint32_t (&acc)[kRows][4], f
         f.y = __uint_as_float(acc[v][1]) - 8388608.0f;
         f.z = __uint_as_float(acc[v][2]) - 8388608.0f;
         f.w = __uint_as_float(acc[v][3]) - 8388608.0f;
-        *reinterpret_cast<float4*>(vert + v * kStride + 4 * threadIdx.x) = f;
+        *reinterpret_cast<float4*>(vert + v * kStride + 4 * lane) = f;
     }
 }
 
 // The other depths: the sums (DepthPolicy::VerticalAcc) as working-type elements (16U: uint32 ->
 // double, exact).
 template <int kStride, int kRows, class A, class W>
-__device__ __forceinline__ void storeVertical(const A (&acc)[kRows][4], W* vert)
+__device__ __forceinline__ void storeVertical(const A (&acc)[kRows][4], W* vert, int lane = threadIdx.x)
 {
 #pragma unroll
     for (int v = 0; v < kRows; v++)
 #pragma unroll
         for (int c = 0; c < 4; c++)
-            vert[v * kStride + 4 * threadIdx.x + c] = static_cast<W>(acc[v][c]);
+            vert[v * kStride + 4 * lane + c] = static_cast<W>(acc[v][c]);
 }
 
 // The vertical taps of a tap set (FusedTapsF/D, FusedLargeTapsT) in the type of the vertical sums
@@ -360,8 +360,9 @@ void optInSharedMemory(Kernel kernel, size_t bytes, std::atomic<uint64_t>& mask)
 
 // The CUDA-core kernels' grids (src/paths/fused, fused_large): tiles across by strips of `rows`
 // rows. One image: `across` tiles of its row, its height. A batch (BatchLaunch): blockIdx.z the
-// image, the grid covering the launch's widest and tallest image, one launch per kMaxGridZ images.
-// Each kernel opts in once per device for the shared memory it asks for.
+// image, the grid covering the launch's widest and tallest image, one launch per kMaxGridZ images;
+// `stripsPerBlock` > 1 where every block takes that many strips at once (the fused kernel's warp
+// teams). Each kernel opts in once per device for the shared memory it asks for.
 template <class Kernel, class... Args>
 void launchStrips(const char* name, Kernel kernel, std::atomic<uint64_t>& optedIn, int threads, size_t smem, long long across,
                   int height, int rows, cudaStream_t stream, const Args&... args)
@@ -370,15 +371,15 @@ void launchStrips(const char* name, Kernel kernel, std::atomic<uint64_t>& optedI
     const dim3 grid(static_cast<unsigned>(across), ::min((height + rows - 1) / rows, kMaxGridY));
     launchChecked(name, kernel, grid, threads, smem, stream, args...);
 }
-template <class Kernel>
+template <class Kernel, class... Args>
 void launchStrips(const char* name, Kernel kernel, std::atomic<uint64_t>& optedIn, int threads, size_t smem, const BatchLaunch& b,
-                  int rows, cudaStream_t stream)
+                  int rows, int stripsPerBlock, cudaStream_t stream, const Args&... args)
 {
     optInSharedMemory(kernel, smem, optedIn);
-    const int strips = ::min((b.maxHeight + rows - 1) / rows, kMaxGridY);
+    const int strips = ::min(((b.maxHeight + rows - 1) / rows + stripsPerBlock - 1) / stripsPerBlock, kMaxGridY);
     for (int first = 0; first < b.count; first += kMaxGridZ)
         launchChecked(name, kernel, dim3(static_cast<unsigned>(b.blocksAcross), strips, ::min(b.count - first, kMaxGridZ)), threads,
-                      smem, stream, b.items + first);
+                      smem, stream, b.items + first, args...);
 }
 
 // f(std::integral_constant<int, Cn>()) for 1 to 4 channels (f checks its launches).

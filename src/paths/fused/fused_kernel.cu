@@ -53,17 +53,33 @@ template <> struct TapsFor<double> { typedef FusedTapsD type; };
 constexpr int kThreads = Tile::kThreads;
 constexpr int kCols = Tile::kCols;   // vertical results per block row, halo included
 
-// Geometry of one (Depth, Cn, R, Rows) instance (fused_path.hpp, which the path's rule reads).
-template <int Depth, int Cn, int R, int Rows = DepthPolicy<Depth>::kRows>
+// The threads that share one strip's shared rows: the block (FusedTile), or one of its warps
+// (FusedWarpTile: a narrow image in a batch, each warp on a strip of its own).
+struct BlockTeam
+{
+    typedef FusedTile Tile;
+    static __device__ __forceinline__ int lane() { return threadIdx.x; }
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+struct WarpTeam
+{
+    typedef FusedWarpTile Tile;
+    static __device__ __forceinline__ int lane() { return threadIdx.x % FusedWarpTile::kThreads; }
+    static __device__ __forceinline__ void sync() { __syncwarp(); }
+};
+
+// Geometry of one (Depth, Cn, R, Rows) instance on a team's tile (fused_path.hpp, which the path's
+// rule reads).
+template <int Depth, int Cn, int R, int Rows = DepthPolicy<Depth>::kRows, class T = FusedTile>
 struct Geometry
 {
     static constexpr int kRows = Rows;
-    static constexpr int kHalo = Tile::halo(R, Cn);         // elements each side (keeps tiles 16-byte aligned)
-    static constexpr int kTile = tile::tileOutputs<Tile>(R, Cn); // output elements per block
+    static constexpr int kHalo = T::halo(R, Cn);            // elements each side (keeps tiles 16-byte aligned)
+    static constexpr int kTile = tile::tileOutputs<T>(R, Cn); // output elements per block (warp)
     static constexpr int kItem = tile::itemOutputs(Depth); // outputs per item
     static constexpr int kWinPad = roundUp(R * Cn, 4);      // aligned window start before the item
     static constexpr int kWin = kItem + 2 * kWinPad;
-    static constexpr int kStride = kCols + kPad;            // shared row stride (Work elements)
+    static constexpr int kStride = kCols + kPad;            // shared row stride (Work elements): the block's
     static_assert(kTile % kItem == 0 && kTile > 0, "tile");
 };
 
@@ -71,33 +87,35 @@ struct Geometry
 
 template <int Depth> using TapsOf = typename TapsFor<typename DepthPolicy<Depth>::Work>::type;
 
-// One block's tiles of one image. Inlined into the single-image kernel (call and taps are kernel
-// parameters) and into the batched one (item blockIdx.z's, from device memory).
-template <int Depth, int Cn, int R, bool Padded, int Rows>
-__device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<Depth>& taps)
+// One team's tiles of one image: tile `tileX` across, strips firstStrip, firstStrip + stripStep, ...
+// of kRows rows; `vert` its shared rows (the block's kStride apart). Inlined into the single-image
+// kernel (call and taps are kernel parameters) and into the batched one (item blockIdx.z's, from
+// device memory).
+template <int Depth, int Cn, int R, bool Padded, int Rows, class Team = BlockTeam>
+__device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<Depth>& taps, int tileX, int firstStrip, int stripStep,
+                                              typename DepthPolicy<Depth>::Work* vert)
 {
     typedef DepthPolicy<Depth> D;
     typedef typename D::Src Src;
     typedef typename D::Work W;
-    typedef Geometry<Depth, Cn, R, Rows> G;
+    typedef Geometry<Depth, Cn, R, Rows, typename Team::Tile> G;
     constexpr int kRows = G::kRows;
     static_assert(!Padded || D::kRealSource, "integer sources multiply the padding (see the header)");
-    extern __shared__ __align__(16) unsigned char smemBytes[];
-    W* vert = reinterpret_cast<W*>(smemBytes);   // [kRows][kStride]
+    const int lane = Team::lane();
 
     const int elements = p.width * Cn;
     const int wholeElems = p.wholeWidth * Cn;
-    const int tileE0 = blockIdx.x * G::kTile;                       // ROI element of the first output
-    const int E = p.roiX * Cn + tileE0 - G::kHalo + 4 * threadIdx.x; // whole-image element of my column
+    const int tileE0 = tileX * G::kTile;                            // ROI element of the first output
+    const int E = p.roiX * Cn + tileE0 - G::kHalo + 4 * lane;       // whole-image element of my column
     const bool vec = p.srcAligned4 && E >= 0 && E + 4 <= wholeElems;
     const EdgeColumns cols = edgeColumns(E, vec, Cn, p.wholeWidth, p.rowBorder);
     // Columns that no output of the tile reads (past the image's last item and its halo) are not
     // summed: in a narrow image's tile most threads would otherwise take the bordered loads for
     // nothing while the block waits for them at its barrier.
     const int needEnd = ::min(tileE0 + G::kTile, roundUp(elements, G::kItem)) + G::kHalo;
-    const bool needed = tileE0 - G::kHalo + 4 * static_cast<int>(threadIdx.x) < needEnd;
+    const bool needed = tileE0 - G::kHalo + 4 * lane < needEnd;
 
-    for (int y0 = blockIdx.y * kRows; y0 < p.height; y0 += gridDim.y * kRows)
+    for (int y0 = firstStrip * kRows; y0 < p.height; y0 += stripStep * kRows)
     {
         // Input j (0 .. kRows + 2R - 1) is whole-image row firstRow + j; mapped (out of line) only
         // in strips that touch the top or bottom border.
@@ -128,7 +146,7 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                 uint32_t acc[kRows][4];
                 fillAcc(acc, kDp4aBias);
                 dp4aColumnSums<kRows, R>(w, taps.vw, acc);
-                storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert));
+                storeVertical<G::kStride>(acc, reinterpret_cast<float*>(vert), lane);
             }
             else
             {
@@ -172,14 +190,14 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                         accumulate(j, x);
                     }
                 }
-                storeVertical<G::kStride>(acc, vert);
+                storeVertical<G::kStride>(acc, vert, lane);
             }
         }
-        __syncthreads();
+        Team::sync();
 
         // 2. horizontal: item it = (chunk, row), rows fastest (StripItem).
         constexpr int kChunks = G::kTile / G::kItem;
-        for (int it = threadIdx.x; it < kChunks * kRows; it += kThreads)
+        for (int it = lane; it < kChunks * kRows; it += Team::Tile::kThreads)
         {
             const StripItem item(it, kRows, y0, tileE0, G::kItem);
             if (!item.inside(p.height, elements))
@@ -199,8 +217,15 @@ __device__ __forceinline__ void fusedTileBody(const BlurCall& p, const TapsOf<De
                         acc[i] += taps.h[k] * win[G::kWinPad - R * Cn + i + k * Cn];
             storeItem<Depth, G::kItem, W>(p, item.y, item.e0, acc);
         }
-        __syncthreads();
+        Team::sync();
     }
+}
+
+template <int Depth>
+__device__ __forceinline__ typename DepthPolicy<Depth>::Work* sharedRows()
+{
+    extern __shared__ __align__(16) unsigned char smemBytes[];
+    return reinterpret_cast<typename DepthPolicy<Depth>::Work*>(smemBytes);   // [kRows][kStride]
 }
 
 // Blocks per SM the register budget is set for: 4 (the 8U and 16U bodies fit 96 registers, 5 per
@@ -210,10 +235,13 @@ constexpr bool shortStrip8U(int depth, int rows) { return depth == CV_8U && rows
 template <int Depth, int Cn, int R, bool Padded, int Rows>
 __global__ void __launch_bounds__(kThreads, shortStrip8U(Depth, Rows) ? 6 : 4) fusedTile(const BlurCall p, const TapsOf<Depth> taps)
 {
-    fusedTileBody<Depth, Cn, R, Padded, Rows>(p, taps);
+    fusedTileBody<Depth, Cn, R, Padded, Rows>(p, taps, blockIdx.x, blockIdx.y, gridDim.y, sharedRows<Depth>());
 }
 
-// A batch: blockIdx.z is the image; the grid covers the largest image of the launch. 8U and 16U
+// A batch: blockIdx.z is the image; the grid covers the largest image of the launch (a launch of
+// narrow images only: a quarter of its strips, as each block takes four at once). An image whose row
+// fits a warp's tile (FusedWarpTile::fits at its radius) gives each warp of a block in column 0 its
+// own strips, blockIdx.y * 4 + warp, ...; the blocks beyond its strips return. 8U and 16U
 // dispatch the radius per block (R = 0): one launch takes every radius, so a batch of random sigmas
 // is one launch rather than one per radius, each ending in a partly empty wave; their bodies
 // together fit 96 registers (5 blocks per SM, as their single instances). 16S, 32F and 64F keep one
@@ -222,15 +250,24 @@ constexpr bool radiusPerBlock(int depth) { return depth == CV_8U || depth == CV_
 
 template <int Depth, int Cn, int R, bool Padded, int Rows>
 __global__ void __launch_bounds__(kThreads, shortStrip8U(Depth, Rows) ? 6 : radiusPerBlock(Depth) ? 5 : 4)
-fusedTileBatch(const BatchItem* __restrict__ items)
+fusedTileBatch(const BatchItem* __restrict__ items, bool warpTiles)
 {
     const BatchItem& item = items[blockIdx.z];
     const BlurCall p = item.call;
     const TapsOf<Depth>& taps = *static_cast<const TapsOf<Depth>*>(item.taps);
     auto body = [&](auto radius) {
         constexpr int Rb = decltype(radius)::value;
-        if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, Rb>::kTile < static_cast<long long>(p.width) * Cn)
-            fusedTileBody<Depth, Cn, Rb, Padded, Rows>(p, taps);
+        const long long elements = static_cast<long long>(p.width) * Cn;
+        if (warpTiles && FusedWarpTile::fits(elements, Rb, Cn))
+        {
+            constexpr int kTeams = FusedWarpTile::kTeams;
+            const int warp = threadIdx.x / FusedWarpTile::kThreads;
+            if (blockIdx.x == 0)
+                fusedTileBody<Depth, Cn, Rb, Padded, Rows, WarpTeam>(p, taps, 0, blockIdx.y * kTeams + warp, gridDim.y * kTeams,
+                                                                     sharedRows<Depth>() + warp * FusedWarpTile::kCols);
+        }
+        else if (static_cast<long long>(blockIdx.x) * Geometry<Depth, Cn, Rb>::kTile < elements)
+            fusedTileBody<Depth, Cn, Rb, Padded, Rows>(p, taps, blockIdx.x, blockIdx.y, gridDim.y, sharedRows<Depth>());
     };
     if constexpr (R > 0)
         body(std::integral_constant<int, R>());
@@ -279,12 +316,16 @@ void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPoli
     launchInstanceRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(p, taps, stream);
 }
 
+// Every image of the launch narrow at the launch's largest radius: each block takes four strips.
+inline bool narrowLaunch(const BatchLaunch& b, int cn) { return b.warpTiles && FusedWarpTile::fits(b.maxRowElements, b.maxRadius, cn); }
+
 template <int Depth, int Cn, int R, bool Padded, int Rows>
 void launchBatchRows(const BatchLaunch& b, cudaStream_t stream)
 {
     const size_t smem = static_cast<size_t>(Rows) * Geometry<Depth, Cn, 1, Rows>::kStride * sizeof(typename DepthPolicy<Depth>::Work);
     static std::atomic<uint64_t> optedIn{0};
-    launchStrips(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows>, optedIn, kThreads, smem, b, Rows, stream);
+    launchStrips(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows>, optedIn, kThreads, smem, b, Rows,
+                 narrowLaunch(b, Cn) ? FusedWarpTile::kTeams : 1, stream, b.warpTiles);
 }
 
 template <int Depth, int Cn, int R, bool Padded>

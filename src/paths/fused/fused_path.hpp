@@ -54,6 +54,23 @@ struct FusedTile
     }
 };
 
+/** A narrow image's tile in a batch: one warp of FusedTile's block, 32 threads x 4 elements, with
+ * FusedTile's halo. An image whose row fits it (fits) gives each of the block's four warps a strip
+ * of its own, where a whole block per strip would leave most of its threads past the row waiting at
+ * its barriers (a 64-pixel gray image: 24 of 128 threads load). The warps share the block's shared
+ * rows, a quarter each, and synchronise by warp. */
+struct FusedWarpTile
+{
+    static constexpr int kThreads = 32;
+    static constexpr int kCols = 4 * kThreads;
+    static constexpr int kTeams = FusedTile::kThreads / kThreads;   //!< warps (strips at once) per block
+    CUDAIMAGE_HOST_DEVICE static constexpr int halo(int r, int cn) { return FusedTile::halo(r, cn); }
+    /** Whether a row of `elements` (width x channels) at radius r is one warp's tile. */
+    CUDAIMAGE_HOST_DEVICE static constexpr bool fits(long long elements, int r, int cn) { return elements <= kCols - 2 * halo(r, cn); }
+};
+static_assert(FusedWarpTile::kTeams * FusedWarpTile::kCols == FusedTile::kCols, "the warps' tiles share the block's shared rows");
+static_assert(FusedWarpTile::kCols - 2 * FusedWarpTile::halo(FusedTile::kMaxR, 4) >= 16, "every radius has a warp tile for 4 channels");
+
 /** OPENCV_CUDAIMAGE_FUSED_ROWS, read at filter creation into its options: 8 or 16 force the 8U
  * strips of the fused kernels (for comparisons; results are the same); unset or anything else:
  * FusedTile::stripRows. */
@@ -62,6 +79,15 @@ inline int fusedRowsOverride()
     const char* v = std::getenv("OPENCV_CUDAIMAGE_FUSED_ROWS");
     const int n = v ? std::atoi(v) : 0;
     return n == FusedTile::kShortRows || n == FusedTile::kRows8U ? n : 0;
+}
+
+/** OPENCV_CUDAIMAGE_FUSED_WARP_TILES, read at filter creation into its options: 0 gives a batch's
+ * narrow images a block per strip, as wide ones (for comparisons; results are the same); unset or
+ * anything else: warp tiles (FusedWarpTile). */
+inline bool fusedWarpTiles()
+{
+    const char* v = std::getenv("OPENCV_CUDAIMAGE_FUSED_WARP_TILES");
+    return !(v && std::string(v) == "0");
 }
 static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 static_assert(FusedTile::kRows8U == tile::stripRows(CV_8U) && FusedTile::kShortRows % 4 == 0,
@@ -104,12 +130,14 @@ struct FusedPath : PathUnit
     typedef FusedTile Tile;
     typedef FusedTaps Taps;
 
-    /** The 8U strip rows, read at filter creation (fusedRowsOverride()); 0: FusedTile::stripRows. */
+    /** The 8U strip rows, read at filter creation (fusedRowsOverride()); 0: FusedTile::stripRows.
+     * Warp tiles for a batch's narrow images (fusedWarpTiles()). */
     struct Options
     {
         int stripRows = 0;
+        bool warpTiles = true;
     };
-    static Options options() { return Options{fusedRowsOverride()}; }
+    static Options options() { return Options{fusedRowsOverride(), fusedWarpTiles()}; }
 
     /** Radius kMinR..kMaxR (acceptCudaCoreTile); the tile takes 33,024 bytes of shared memory, below
      * the 48 KiB every GPU gives without opt-in, and always has room for an item. */
@@ -117,6 +145,7 @@ struct FusedPath : PathUnit
     {
         Verdict v = acceptCudaCoreTile<Tile>(q);
         v.forcedStripRows = o.stripRows;
+        v.warpTiles = o.warpTiles;
         return v;
     }
 

@@ -409,7 +409,7 @@ void launchLargeBatch(const BatchLaunch& b, cudaStream_t stream)
     typedef LargeGeometry<Depth, Cn> G;
     const size_t smem = tile::sharedBytes<Tile>(Depth);
     static std::atomic<uint64_t> optedIn{0};
-    launchStrips(FusedLargePath::kBatchKernel, fusedLargeTileBatch<Depth, Cn>, optedIn, kThreads, smem, b, G::kRows, stream);
+    launchStrips(FusedLargePath::kBatchKernel, fusedLargeTileBatch<Depth, Cn>, optedIn, kThreads, smem, b, G::kRows, 1, stream);
 }
 
 template <int Depth, int Cn>
