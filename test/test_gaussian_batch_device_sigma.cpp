@@ -62,12 +62,16 @@ TEST_P(CudaImage_GaussianBatch_DeviceSigma, each_image_equals_the_single_filter)
             sx[1] = 0.0;
             sx[2] = -3.0;
             sx[3] = std::numeric_limits<double>::quiet_NaN();
+            sx[4] = 0.05;   // all the weight on the centre in both directions (8U, 16U: a fixed-point tap of 1.0)
         }
         if (variant == 1)
         {
             sy.resize(n);
             for (int i = 0; i < n; i++)
                 sy[i] = i % 4 == 0 ? 0.0 : rng.uniform(0.05, 0.6 * (ksize.height / 2) + 0.5);
+            sx[3] = 0.1;   // images 6, 7: a horizontal tap of 1.0, vertical taps below it
+            sx[4] = 2.5;
+            sy[9] = 0.1;   // image 9: a vertical tap of 1.0 only
         }
         sx = asStored(sx, xType);
         sy = asStored(sy, CV_32F);
@@ -92,7 +96,8 @@ TEST_P(CudaImage_GaussianBatch_DeviceSigma, each_image_equals_the_single_filter)
 }
 
 // Kernel sizes on the fused path, across its boundary to the large-radius one, a rectangular kernel,
-// and large radii (the tensor-core path for 32F, the large-radius one for the fixed-point depths).
+// and large radii (the tensor-core paths for 8U, 16U with one channel and 32F with one channel; the
+// large-radius one for the others).
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBatch_DeviceSigma,
                         ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Values(1, 3, 4),
                                            ::testing::Values(Size(3, 3), Size(17, 17), Size(19, 19), Size(23, 7), Size(61, 61))));
