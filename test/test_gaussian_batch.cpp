@@ -141,38 +141,43 @@ typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBatch_W
 TEST_P(CudaImage_GaussianBatch_WarpTiles, images_at_the_warp_tile_boundary_match_cpu)
 {
     CUDAIMAGE_REQUIRE_GPU();
-    // At every fused radius, an image whose row just fits a warp's tile (each warp of a block on a
-    // strip of its own) and one a pixel wider (a block per strip), with strip counts that are and
-    // are not multiples of the block's four warps: a launch that gives a block per strip (the
-    // narrow images' blocks past their strips return). Then a batch of images narrow at every
-    // radius, whose launches give each block four strips.
+    // At every fused radius: a batch whose images just fit a warp's tile (a narrow launch: each warp
+    // of a block on a strip of its own, the grid a quarter of the strips), with strip counts that
+    // are and are not multiples of the block's four warps, and a batch of images a pixel wider (a
+    // block per strip). Then one batch of images narrow at every radius, one of them tall enough
+    // that its warps go round the strips, and the same images beside a wide one (one launch of
+    // block tiles for all).
     const int depth = std::get<0>(GetParam()), cn = std::get<1>(GetParam());
     const int type = CV_MAKETYPE(depth, cn);
     const int rows = depth == CV_16U || depth == CV_64F ? 8 : 16;   // the longest strip of the depth
+    cv::RNG rng(9300 + type);
+    auto height = [rows](int r, int k) { return (r + k) % 2 ? 4 * rows * (1 + (r + k) % 3) + 1 : 3 * rows - 1 + r; };
+    auto ksizeOf = [](int r) { return Size(2 * r + 1, r % 3 == 0 ? 2 * (r / 2) + 1 : 2 * r + 1); };
+    for (int r = path::FusedTile::kMaxR; r >= path::FusedTile::kMinR; r--)
+    {
+        const int fit = path::FusedWarpTile::kCols - 2 * path::FusedWarpTile::halo(r, cn);   // outputs of a warp's tile
+        ASSERT_TRUE(path::FusedWarpTile::fits(fit / cn * cn, r, cn));
+        ASSERT_FALSE(path::FusedWarpTile::fits((fit / cn + 1) * cn, r, cn));
+        for (const bool wider : {false, true})
+        {
+            KernelBatch batch;
+            for (int k = 0; k < 3; k++)
+                batch.add(randomMat(Size(fit / cn + (wider ? 1 : 0), height(r, k)), type, rng), ksizeOf(r), 0.35 + 0.3 * r);
+            batch.expectMatchesCpu(type, cv::BORDER_REFLECT_101, cv::format("radius %d, %s batch,", r, wider ? "wide" : "narrow"));
+        }
+    }
     // Narrow at the largest radius, so that the launch of 8U and 16U (every radius) is narrow too.
     const int fitEveryRadius = path::FusedWarpTile::kCols - 2 * path::FusedWarpTile::halo(path::FusedTile::kMaxR, cn);
-    for (const bool boundary : {true, false})
+    for (const bool mixed : {false, true})
     {
-        cv::RNG rng(9300 + type * 2 + boundary);
+        cv::RNG same(9400 + type);
         KernelBatch batch;
         for (int r = path::FusedTile::kMaxR; r >= path::FusedTile::kMinR; r--)
-        {
-            const int fit = path::FusedWarpTile::kCols - 2 * path::FusedWarpTile::halo(r, cn);   // outputs of a warp's tile
-            ASSERT_TRUE(path::FusedWarpTile::fits(fit / cn * cn, r, cn));
-            ASSERT_FALSE(path::FusedWarpTile::fits((fit / cn + 1) * cn, r, cn));
-            const int height = r % 2 ? 4 * rows * (1 + r % 3) + 1 : 3 * rows - 1 + r;
-            const Size ksize(2 * r + 1, r % 3 == 0 ? 2 * (r / 2) + 1 : 2 * r + 1);
-            if (boundary)
-            {
-                batch.add(randomMat(Size(fit / cn, height), type, rng), ksize, 0.35 + 0.3 * r);
-                batch.add(randomMat(Size(fit / cn + 1, height + r), type, rng), ksize, 0.35 + 0.3 * r);
-            }
-            else
-                batch.add(randomMat(Size(fitEveryRadius / cn - r % 2, height), type, rng), ksize, 0.35 + 0.3 * r);
-        }
-        if (!boundary)   // narrow at every radius, and taller than the others: its warps go round the strips
-            batch.add(randomMat(Size(1, 50 * rows + 3), type, rng), Size(3, 2 * path::FusedTile::kMaxR + 1), 0.9);
-        batch.expectMatchesCpu(type, cv::BORDER_REFLECT_101, boundary ? "boundary batch," : "narrow batch,");
+            batch.add(randomMat(Size(fitEveryRadius / cn - r % 2, height(r, 0)), type, same), ksizeOf(r), 0.35 + 0.3 * r);
+        batch.add(randomMat(Size(1, 50 * rows + 3), type, same), Size(3, 2 * path::FusedTile::kMaxR + 1), 0.9);
+        if (mixed)
+            batch.add(randomMat(Size(300, 40), type, same), Size(5, 5), 1.1);
+        batch.expectMatchesCpu(type, cv::BORDER_REFLECT_101, mixed ? "mixed batch," : "narrow batch,");
     }
 }
 

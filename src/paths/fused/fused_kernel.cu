@@ -238,19 +238,21 @@ __global__ void __launch_bounds__(kThreads, shortStrip8U(Depth, Rows) ? 6 : 4) f
     fusedTileBody<Depth, Cn, R, Padded, Rows>(p, taps, blockIdx.x, blockIdx.y, gridDim.y, sharedRows<Depth>());
 }
 
-// A batch: blockIdx.z is the image; the grid covers the largest image of the launch (a launch of
-// narrow images only: a quarter of its strips, as each block takes four at once). An image whose row
-// fits a warp's tile (FusedWarpTile::fits at its radius) gives each warp of a block in column 0 its
-// own strips, blockIdx.y * 4 + warp, ...; the blocks beyond its strips return. 8U and 16U
+// A batch: blockIdx.z is the image; the grid covers the largest image of the launch. A launch whose
+// every image is narrow (narrowLaunch: its row fits a warp's tile, FusedWarpTile::fits) takes the
+// Narrow instance, whose grid has a quarter of the strips: each warp of a block in column 0 takes
+// its own strips, blockIdx.y * 4 + warp, ...; the other instance gives each block one strip at a
+// time, as a single image's kernel (the two are apart so that neither carries the other's body in
+// its registers: together, the 8U 8-row kernel spilled, ptxas sm_90). 8U and 16U
 // dispatch the radius per block (R = 0): one launch takes every radius, so a batch of random sigmas
 // is one launch rather than one per radius, each ending in a partly empty wave; their bodies
 // together fit 96 registers (5 blocks per SM, as their single instances). 16S, 32F and 64F keep one
 // instance per radius: their bodies together spill (ptxas, sm_90: up to 1.5 KB per thread at 64F).
 constexpr bool radiusPerBlock(int depth) { return depth == CV_8U || depth == CV_16U; }
 
-template <int Depth, int Cn, int R, bool Padded, int Rows>
+template <int Depth, int Cn, int R, bool Padded, int Rows, bool Narrow>
 __global__ void __launch_bounds__(kThreads, shortStrip8U(Depth, Rows) ? 6 : radiusPerBlock(Depth) ? 5 : 4)
-fusedTileBatch(const BatchItem* __restrict__ items, bool warpTiles)
+fusedTileBatch(const BatchItem* __restrict__ items)
 {
     const BatchItem& item = items[blockIdx.z];
     const BlurCall p = item.call;
@@ -258,11 +260,13 @@ fusedTileBatch(const BatchItem* __restrict__ items, bool warpTiles)
     auto body = [&](auto radius) {
         constexpr int Rb = decltype(radius)::value;
         const long long elements = static_cast<long long>(p.width) * Cn;
-        if (warpTiles && FusedWarpTile::fits(elements, Rb, Cn))
+        if constexpr (Narrow)
         {
+            // Every image fits (narrowLaunch, from the launch's widest row and largest radius; the
+            // plan's tests check both): one warp tile across, column 0.
             constexpr int kTeams = FusedWarpTile::kTeams;
             const int warp = threadIdx.x / FusedWarpTile::kThreads;
-            if (blockIdx.x == 0)
+            if (blockIdx.x == 0 && FusedWarpTile::fits(elements, Rb, Cn))
                 fusedTileBody<Depth, Cn, Rb, Padded, Rows, WarpTeam>(p, taps, 0, blockIdx.y * kTeams + warp, gridDim.y * kTeams,
                                                                      sharedRows<Depth>() + warp * FusedWarpTile::kCols);
         }
@@ -316,16 +320,22 @@ void launchInstance(const BlurCall& p, const typename TapsFor<typename DepthPoli
     launchInstanceRows<Depth, Cn, R, Padded, DepthPolicy<Depth>::kRows>(p, taps, stream);
 }
 
-// Every image of the launch narrow at the launch's largest radius: each block takes four strips.
+// Every image of the launch narrow at the launch's largest radius (fits only grows narrower with
+// the radius): the launch takes warp tiles, each block four strips at once.
 inline bool narrowLaunch(const BatchLaunch& b, int cn) { return b.warpTiles && FusedWarpTile::fits(b.maxRowElements, b.maxRadius, cn); }
 
 template <int Depth, int Cn, int R, bool Padded, int Rows>
 void launchBatchRows(const BatchLaunch& b, cudaStream_t stream)
 {
     const size_t smem = static_cast<size_t>(Rows) * Geometry<Depth, Cn, 1, Rows>::kStride * sizeof(typename DepthPolicy<Depth>::Work);
+    if (narrowLaunch(b, Cn))
+    {
+        static std::atomic<uint64_t> optedIn{0};
+        return launchStrips(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows, true>, optedIn, kThreads, smem, b, Rows,
+                            FusedWarpTile::kTeams, stream);
+    }
     static std::atomic<uint64_t> optedIn{0};
-    launchStrips(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows>, optedIn, kThreads, smem, b, Rows,
-                 narrowLaunch(b, Cn) ? FusedWarpTile::kTeams : 1, stream, b.warpTiles);
+    launchStrips(FusedPath::kBatchKernel, fusedTileBatch<Depth, Cn, R, Padded, Rows, false>, optedIn, kThreads, smem, b, Rows, 1, stream);
 }
 
 template <int Depth, int Cn, int R, bool Padded>
