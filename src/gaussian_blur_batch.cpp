@@ -169,6 +169,7 @@ public:
         // One kernel per distinct pair of sigma indices (consecutive images share it).
         const int perX = n / static_cast<int>(sigmaX.size().area());
         const int perY = sigmaY.empty() ? 0 : n / static_cast<int>(sigmaY.size().area());
+        const bool fixedPoint = fixedPointBits(CV_MAT_DEPTH(srcType_)) > 0;
         callKernels_.clear();
         callKernels_.reserve(static_cast<size_t>(n));
         std::vector<const KernelEntry*> kernels(static_cast<size_t>(n));
@@ -186,9 +187,8 @@ public:
             e.ksize = ksize;
             e.sigmaIndexX = ix;
             e.sigmaIndexY = iy;
-            // Whether a direction puts all its weight on one tap is not known on the host here; every
-            // path takes such a direction (the tensor-core units halve that tap: halveIdentityTaps).
-            e.shape = filterShape(ksize, true, true, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
+            // Whether a direction puts all its weight on one tap is not known on the host here.
+            e.shape = filterShape(ksize, !fixedPoint, !fixedPoint, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
             kernels[i] = &e;
         }
         DeviceSigmas sigmas;

@@ -58,7 +58,7 @@ struct BatchLaunch
     int maxRadius = 0;                 //!< the largest radius R = max(rx, ry) of the launch's kernels
     int multiprocessors = 0;           //!< the device's SMs (launchers size their strips by them)
     int forcedStripRows = 0;           //!< the choice's (PathChoice::forcedStripRows)
-    bool warpTiles = true;             //!< the choice's (PathChoice::warpTiles)
+    bool warpTiles = false;            //!< the choice's (PathChoice::warpTiles)
     // Persistent-grid paths (PathChoice::residentBlocks > 0):
     long long tiles = 0;               //!< every item's tiles (the last item's firstTile plus its own)
     size_t sharedBytes = 0;            //!< the most dynamic shared memory any item's choice asks for

@@ -160,7 +160,7 @@ struct Verdict
     int residentBlocks = 0;   //!< persistent grids: blocks the grid holds; 0: one block per tile
     int tileRows = 0;         //!< persistent grids: output rows of a tile
     int forcedStripRows = 0;  //!< the fused kernel's 8U strip rows forced by the filter's options (0: its rule)
-    bool warpTiles = true;    //!< the fused batch kernel's warp tiles for narrow images (off by the filter's options)
+    bool warpTiles = false;   //!< the fused batch kernel's warp tiles for narrow launches (the filter's options)
 
     static Verdict decline(const char* why) { Verdict v; v.reason = why; return v; }
     static Verdict accept(const char* why, int tileOutputs = 0, size_t sharedBytes = 0, int residentBlocks = 0, int tileRows = 0)

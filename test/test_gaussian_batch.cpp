@@ -136,11 +136,19 @@ INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_FusedRadii,
 
 // ---- narrow images: a warp per strip, at the warp tile's boundary ------------------------------
 
-typedef ::testing::TestWithParam<std::tuple<int, int>> CudaImage_GaussianBatch_WarpTiles;
+// OPENCV_CUDAIMAGE_FUSED_WARP_TILES for the filters created in its scope.
+struct WarpTilesSwitch
+{
+    explicit WarpTilesSwitch(const char* v) { setenv("OPENCV_CUDAIMAGE_FUSED_WARP_TILES", v, 1); }
+    ~WarpTilesSwitch() { unsetenv("OPENCV_CUDAIMAGE_FUSED_WARP_TILES"); }
+};
+
+typedef ::testing::TestWithParam<std::tuple<int, int, const char*>> CudaImage_GaussianBatch_WarpTiles;
 
 TEST_P(CudaImage_GaussianBatch_WarpTiles, images_at_the_warp_tile_boundary_match_cpu)
 {
     CUDAIMAGE_REQUIRE_GPU();
+    const WarpTilesSwitch warpTiles(std::get<2>(GetParam()));   // "1": warp tiles; "0": block tiles, the same pixels
     // At every fused radius: a batch whose images just fit a warp's tile (a narrow launch: each warp
     // of a block on a strip of its own, the grid a quarter of the strips), with strip counts that
     // are and are not multiples of the block's four warps, and a batch of images a pixel wider (a
@@ -182,7 +190,8 @@ TEST_P(CudaImage_GaussianBatch_WarpTiles, images_at_the_warp_tile_boundary_match
 }
 
 INSTANTIATE_TEST_CASE_P(Batch, CudaImage_GaussianBatch_WarpTiles,
-                        ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Range(1, 5)));
+                        ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Range(1, 5),
+                                           ::testing::Values("1", "0")));
 
 // ---- the stacked form: N images one below the other (an NHWC or NCHW tensor) --------------------
 

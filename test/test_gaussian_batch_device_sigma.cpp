@@ -96,8 +96,7 @@ TEST_P(CudaImage_GaussianBatch_DeviceSigma, each_image_equals_the_single_filter)
 }
 
 // Kernel sizes on the fused path, across its boundary to the large-radius one, a rectangular kernel,
-// and large radii (the tensor-core paths for 8U, 16U with one channel and 32F with one channel; the
-// large-radius one for the others).
+// and large radii (the tensor-core path for 32F, the large-radius one for the fixed-point depths).
 INSTANTIATE_TEST_CASE_P(CudaImage, CudaImage_GaussianBatch_DeviceSigma,
                         ::testing::Combine(::testing::Values(CV_8U, CV_16U, CV_16S, CV_32F, CV_64F), ::testing::Values(1, 3, 4),
                                            ::testing::Values(Size(3, 3), Size(17, 17), Size(19, 19), Size(23, 7), Size(61, 61))));

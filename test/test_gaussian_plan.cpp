@@ -358,7 +358,7 @@ TEST(CudaImage_GaussianPlan, fused_8U_strips_shorten_below_the_wave_threshold)
 // The fused batch kernel's warp tiles: a narrow row is one that fits 32 threads x 4 elements less
 // two halos of the radius rounded up to 8 elements (worked out here, not by the tile), for every
 // fused radius and channel count; each such tile holds whole items of every depth, and the four
-// warps' tiles are the block's shared row. OPENCV_CUDAIMAGE_FUSED_WARP_TILES=0 turns them off in
+// warps' tiles are the block's shared row. OPENCV_CUDAIMAGE_FUSED_WARP_TILES=1 turns them on in
 // the fused path's choice, read at filter creation.
 TEST(CudaImage_GaussianPlan, fused_warp_tiles_fit_rows_of_one_warp)
 {
@@ -379,12 +379,12 @@ TEST(CudaImage_GaussianPlan, fused_warp_tiles_fit_rows_of_one_warp)
                 EXPECT_EQ(0, outputs % itemOutputs(depth)) << cv::typeToString(depth);
             EXPECT_GE(outputs, 16);
         }
-    EXPECT_TRUE(gs::FusedPath::options().warpTiles);
-    EXPECT_TRUE(choose(CV_8U, 1, 2).warpTiles);
-    for (const char* v : {"0", "1", "off"})
+    EXPECT_FALSE(gs::FusedPath::options().warpTiles);
+    EXPECT_FALSE(choose(CV_8U, 1, 2).warpTiles);
+    for (const char* v : {"0", "1", "on"})
     {
         setenv("OPENCV_CUDAIMAGE_FUSED_WARP_TILES", v, 1);
-        const bool on = std::string(v) != "0";
+        const bool on = std::string(v) == "1";
         EXPECT_EQ(on, gs::FusedPath::options().warpTiles) << v;
         const PathChoice c = choosePath(query(CV_8U, 1, 2, 2), path::List::DeviceFacts(), path::List::options());
         EXPECT_EQ(path::Fused, c.index);

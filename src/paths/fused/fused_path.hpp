@@ -81,13 +81,13 @@ inline int fusedRowsOverride()
     return n == FusedTile::kShortRows || n == FusedTile::kRows8U ? n : 0;
 }
 
-/** OPENCV_CUDAIMAGE_FUSED_WARP_TILES, read at filter creation into its options: 0 gives a batch's
- * narrow images a block per strip, as wide ones (for comparisons; results are the same); unset or
- * anything else: warp tiles (FusedWarpTile). */
+/** OPENCV_CUDAIMAGE_FUSED_WARP_TILES, read at filter creation into its options: 1 gives a batch's
+ * narrow launches warp tiles (FusedWarpTile); unset or anything else: a block per strip, as for
+ * wide images (the same results). */
 inline bool fusedWarpTiles()
 {
     const char* v = std::getenv("OPENCV_CUDAIMAGE_FUSED_WARP_TILES");
-    return !(v && std::string(v) == "0");
+    return v && std::string(v) == "1";
 }
 static_assert(FusedTile::kCols % 16 == 0, "tiles stay multiples of 16 elements");
 static_assert(FusedTile::kRows8U == tile::stripRows(CV_8U) && FusedTile::kShortRows % 4 == 0,
@@ -135,7 +135,7 @@ struct FusedPath : PathUnit
     struct Options
     {
         int stripRows = 0;
-        bool warpTiles = true;
+        bool warpTiles = false;
     };
     static Options options() { return Options{fusedRowsOverride(), fusedWarpTiles()}; }
 
