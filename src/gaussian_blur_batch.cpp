@@ -187,7 +187,6 @@ public:
             e.ksize = ksize;
             e.sigmaIndexX = ix;
             e.sigmaIndexY = iy;
-            // Whether a direction puts all its weight on one tap is not known on the host here.
             e.shape = filterShape(ksize, !fixedPoint, !fixedPoint, srcType_, dstType_, rowBorderMode_, columnBorderMode_);
             kernels[i] = &e;
         }

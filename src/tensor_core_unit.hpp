@@ -28,27 +28,6 @@ inline TensorCoreMode tensorCoreMode()
     return s == "all" || s == "ALL" ? TensorCoreMode::All : TensorCoreMode::Auto;
 }
 
-/** Fixed-point taps (`count`, summing to `one`: 2^fraction bits) that put all the weight on one tap
- * (a sigma so small that the others round to 0, or a 1-tap direction): that tap becomes one / 2, so
- * that it splits into the tensor cores' bytes, and true is returned; every sum of the kernel is then
- * exactly half, and the kernel rounds its result at one fraction bit fewer (the units' `shift`).
- * False, the taps unchanged, for every other kernel. */
-CUDAIMAGE_HOST_DEVICE inline bool halveIdentityTaps(uint32_t* taps, int count, uint32_t one)
-{
-    int at = -1;
-    for (int m = 0; m < count; m++)
-        if (taps[m] != 0)
-        {
-            if (taps[m] != one || at >= 0)
-                return false;
-            at = m;
-        }
-    if (at < 0)
-        return false;
-    taps[at] = one / 2;
-    return true;
-}
-
 /** A tensor-core unit's facts, option and shared rule: Row(cc) is its tuning row for a device,
  * CodeRuns() whether its kernel's loaded code for the current device is for sm_80 or later. */
 template <const tuning::RadiusThreshold& (*Row)(int), bool (*CodeRuns)()>

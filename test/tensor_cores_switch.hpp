@@ -66,17 +66,6 @@ inline cv::cuda::gaussian::Taps1D fixedTaps(int r, uint32_t centre, uint32_t ste
     return t;
 }
 
-// 2r+1 fixed-point taps with all the weight, `one`, on the centre (a sigma so small that the others
-// round to 0).
-inline cv::cuda::gaussian::Taps1D identityTaps(int r, uint32_t one)
-{
-    cv::cuda::gaussian::Taps1D t;
-    t.fixed.assign(static_cast<size_t>(2 * r + 1), 0u);
-    t.fixed[static_cast<size_t>(r)] = one;
-    t.real.assign(t.fixed.size(), 0.0);
-    return t;
-}
-
 // Every radius R from minR to maxR with the other direction's radius R or R / 2 (square, and wider
 // than tall), either way round: check(R, rx, ry, taps(rx), taps(ry)), under a trace that names rx
 // and ry. The sweep stops at the first fatal failure (an ASSERT in check), as a loop would.

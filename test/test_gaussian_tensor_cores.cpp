@@ -111,23 +111,9 @@ TEST(CudaImage_GaussianTensorCores, taps_are_refused_where_the_path_cannot_run)
         EXPECT_EQ(gs::TensorCoreMode::Auto, gs::tensorCoreMode());
         EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(0, 255), byteTaps(0, 255)).valid);   // 1x1
         EXPECT_TRUE(tensorTaps(CV_8U, 1, byteTaps(1), byteTaps(0, 255)).valid);         // 3x1: ry padded
-        EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(5, 256), ok).valid);                 // horizontal tap 256 beside others
-        EXPECT_FALSE(tensorTaps(CV_8U, 1, ok, byteTaps(5, 256)).valid);                 // vertical tap 256 beside others
-        // All the weight on the centre: that tap halved, one rounding bit fewer per such direction.
-        const gs::TensorTaps8U column = tensorTaps(CV_8U, 1, byteTaps(1), byteTaps(0, 256));   // a 1-tap column
-        EXPECT_TRUE(column.valid);
-        EXPECT_EQ(1, column.shift);
-        EXPECT_EQ(128, column.v[1]);
-        EXPECT_EQ(0, column.v[0] + column.v[2]);
-        const gs::TensorTaps8U both = tensorTaps(CV_8U, 1, identityTaps(5, 256), identityTaps(3, 256));
-        EXPECT_TRUE(both.valid);
-        EXPECT_EQ(2, both.shift);
-        for (int k = 0; k < static_cast<int>(sizeof(both.h)); k++)
-            EXPECT_EQ(k == both.lead + 5 ? 128 : 0, both.h[k]) << "h[" << k << "]";
-        for (int k = 0; k < static_cast<int>(sizeof(both.v)); k++)
-            EXPECT_EQ(k == 5 ? 128 : 0, both.v[k]) << "v[" << k << "]";
-        EXPECT_EQ(1, tensorTaps(CV_8U, 3, identityTaps(5, 256), ok).shift);
-        EXPECT_EQ(0, tensorTaps(CV_8U, 3, ok, ok).shift);
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(1), byteTaps(0, 256)).valid);        // a 1-tap column: 256
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(5, 256), ok).valid);                 // horizontal tap 256
+        EXPECT_FALSE(tensorTaps(CV_8U, 1, ok, byteTaps(5, 256)).valid);                 // vertical tap 256
         EXPECT_TRUE(tensorTaps(CV_8U, 1, byteTaps(Tile::kMaxR), ok).valid);
         EXPECT_FALSE(tensorTaps(CV_8U, 1, byteTaps(Tile::kMaxR + 1), ok).valid);
         EXPECT_FALSE(tensorTaps(CV_8U, 1, ok, byteTaps(Tile::kMaxR + 1)).valid);

@@ -59,12 +59,11 @@ __device__ __forceinline__ int planeOffset(int row, int column) { return row * L
 // The horizontal pass of one strip: `pixels` outputs (a multiple of 16) per channel of kRows rows,
 // the window of output 0 starting at column windowStart (a multiple of 4) of each channel's plane
 // segment; rounded bytes into `out`, interleaved again: (256 hi + lo + 2^15) >> 16, the CPU's rounding
-// of its 16 fraction bits (the 2^15 is the low sums' starting value); with `shift` directions
-// halved (TensorTaps8U::shift), (256 hi + lo + 2^(15 - shift)) >> (16 - shift), the same number. Warps take (channel, 16
+// of its 16 fraction bits (the 2^15 is the low sums' starting value). Warps take (channel, 16
 // outputs x 16 rows) tasks in turn: per K chunk one 16-byte A load, 8 four-byte B loads, 4 MMAs.
 template <int Cn>
 __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo, const uint32_t* table, int chunks,
-                                           int windowStart, int pixels, uint8_t* out, int shift)
+                                           int windowStart, int pixels, uint8_t* out)
 {
     typedef Layout<Cn> L;
     constexpr int kHalves = kRows / 16;
@@ -88,7 +87,7 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
         for (int n = 0; n < 2; n++)
 #pragma unroll
             for (int q = 0; q < 4; q++)
-                dl[n][q] = 32768 >> shift;
+                dl[n][q] = 32768;
 #pragma unroll 1
         for (int c = 0; c < chunks; c++)
         {
@@ -109,7 +108,7 @@ __device__ __forceinline__ void horizontal(const uint8_t* hi, const uint8_t* lo,
 #pragma unroll
             for (int q = 0; q < 4; q++)
                 o[(q & 1) * L::kStride + (q & 2) * 4 * Cn] =
-                    static_cast<uint8_t>((static_cast<uint32_t>(dh[n][q]) * 256u + static_cast<uint32_t>(dl[n][q])) >> (16 - shift));
+                    static_cast<uint8_t>((static_cast<uint32_t>(dh[n][q]) * 256u + static_cast<uint32_t>(dl[n][q])) >> 16);
         }
     }
 }

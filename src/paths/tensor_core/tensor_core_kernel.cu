@@ -182,7 +182,7 @@ __device__ __forceinline__ void blurTile(const BlurCall& p, const TensorTaps8U& 
                           (p.roiX + tileX0 - halo) * Cn + 32 * grp + 4 * g, grp, hi, lo);
     __syncthreads();
     // (the planes are free again once every warp passed this barrier and the next)
-    imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out, taps.shift);
+    imma::horizontal<Cn>(hi, lo, hTable, taps.hChunks, windowStart, live, out);
     __syncthreads();
     imma::storeOut(p, out, L::kStride, kRows, p.width * Cn, y0, tileX0 * Cn, live * Cn);
 }

@@ -87,7 +87,6 @@ struct TensorTaps8U
     int nh = 0;       //!< taps in h: lead + 2r + 1
     int hChunks = 0;  //!< 32-pixel K chunks of the horizontal pass (TensorCoreTile::hChunks)
     int vChunks = 0;  //!< 32-row K chunks of each 16-row half of the vertical pass (TensorCoreTile::vChunks)
-    int shift = 0;    //!< directions whose one tap of 256 is halved (halveIdentityTaps): results round at 16 - shift bits
     uint8_t h[2 * kMaxR + 4] = {};   //!< horizontal: h[lead + r + k] = tap k (k = -r..r)
     uint8_t v[2 * kMaxR + 1] = {};   //!< vertical: v[r + k] = tap k
 };
@@ -137,16 +136,8 @@ struct TensorCorePath : TensorCoreUnit<tensorCoreTuning, tensorCoreCodeRuns>, Te
         t.hChunks = Tile::hChunks(R);
         t.vChunks = Tile::vChunks(R);
         uint32_t cx[2 * Tile::kMaxR + 1], cy[2 * Tile::kMaxR + 1];
-        // A direction with all its weight on the centre (256) takes 128 and one rounding bit fewer.
-        auto bytes = [&](const TapSpan& d, uint32_t* c) {
-            if (centredByteTaps(d, R, c))
-                return true;
-            const bool halved = halveIdentityTaps(c, 2 * R + 1, 256u);
-            t.shift += halved ? 1 : 0;
-            return halved;
-        };
-        const bool x = bytes(f.x, cx);
-        t.valid = bytes(f.y, cy) && x;
+        t.valid = centredByteTaps(f.x, R, cx);
+        t.valid = centredByteTaps(f.y, R, cy) && t.valid;
         for (int m = 0; m <= 2 * R; m++)   // bytes: every tap checked above (or invalid)
         {
             t.h[t.lead + m] = static_cast<uint8_t>(cx[m]);

@@ -119,10 +119,9 @@ __device__ __forceinline__ void verticalGroup(const BlurCall& p, const TensorTap
 
 // The horizontal pass of one strip: `outputs` (a multiple of 16) of kRows rows, the window of output
 // 0 starting at column windowStart (a multiple of 4) of the sums; rounded 16-bit results into `out`:
-// (sum of 2^(8 w) acc_w + 2^31) >> 32, the CPU's rounding of its 32 fraction bits; with `shift`
-// directions halved (TensorTaps16U::shift), (sum + 2^(31 - shift)) >> (32 - shift), the same number.
+// (sum of 2^(8 w) acc_w + 2^31) >> 32, the CPU's rounding of its 32 fraction bits.
 __device__ __forceinline__ void horizontal(const uint32_t* sums, const uint4* hHi, const uint4* hLo, int chunks, int windowStart,
-                                           int outputs, uint16_t* out, int shift)
+                                           int outputs, uint16_t* out)
 {
     constexpr int kHalves = kRows / 16;
     constexpr int kOutWords = Tile::kOutStride / 2;
@@ -167,7 +166,7 @@ __device__ __forceinline__ void horizontal(const uint32_t* sums, const uint4* hH
                                    (static_cast<uint64_t>(static_cast<uint32_t>(acc[2][n][q])) << 16) +
                                    (static_cast<uint64_t>(static_cast<uint32_t>(acc[3][n][q])) << 24) +
                                    (static_cast<uint64_t>(static_cast<uint32_t>(acc[4][n][q])) << 32);
-                o[(q & 1) * kOutWords + (q & 2) * 4] = static_cast<uint16_t>((s + (uint64_t(1) << (31 - shift))) >> (32 - shift));
+                o[(q & 1) * kOutWords + (q & 2) * 4] = static_cast<uint16_t>((s + (uint64_t(1) << 31)) >> 32);
             }
         }
     }
@@ -218,7 +217,7 @@ __device__ __forceinline__ void blurTile(const BlurCall& p, const TensorTaps16U&
         verticalGroup(p, taps, reinterpret_cast<const uint4*>(t.vHi), reinterpret_cast<const uint4*>(t.vLo), firstRow, rowsInside,
                       2 * (p.roiX + tileX0 - halo + 16 * grp + 2 * g), grp, sums);
     __syncthreads();
-    horizontal(sums, reinterpret_cast<const uint4*>(t.hHi), reinterpret_cast<const uint4*>(t.hLo), taps.hChunks, windowStart, live, out, taps.shift);
+    horizontal(sums, reinterpret_cast<const uint4*>(t.hHi), reinterpret_cast<const uint4*>(t.hLo), taps.hChunks, windowStart, live, out);
     __syncthreads();
     imma::storeOut(p, reinterpret_cast<const uint8_t*>(out), Tile::kOutStride, kRows, p.width * 2, y0, tileX0 * 2, live * 2);
 }

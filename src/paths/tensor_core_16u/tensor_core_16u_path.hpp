@@ -66,7 +66,6 @@ struct TensorTaps16U
     int nh = 0;       //!< taps in h: lead + 2r + 1
     int hChunks = 0;  //!< 32-pixel K chunks of the horizontal pass
     int vChunks = 0;  //!< 32-row K chunks of each 16-row half of the vertical pass
-    int shift = 0;    //!< directions whose one tap of 2^16 is halved (halveIdentityTaps): results round at 32 - shift bits
     uint8_t hHi[2 * kMaxR + 4] = {}, hLo[2 * kMaxR + 4] = {};   //!< horizontal: [lead + r + k] = tap k's bytes
     uint8_t vHi[2 * kMaxR + 1] = {}, vLo[2 * kMaxR + 1] = {};   //!< vertical: [r + k]
 };
@@ -116,24 +115,11 @@ struct TensorCore16UPath : TensorCoreUnit<tensorCore16UTuning, tensorCore16UCode
         bool fits = true;
         auto split = [&](const TapSpan& d, uint8_t* hi, uint8_t* lo) {
             const int r = d.radius();
-            // A direction with all its weight on one tap (2^16) takes 2^15 and one rounding bit fewer.
-            uint32_t c[2 * Tile::kMaxR + 1];
-            bool below = true;
             for (int m = 0; m <= 2 * r; m++)
             {
-                c[m] = d.fixed[m];
-                below = below && c[m] < 65536u;
-            }
-            if (!below)
-            {
-                const bool halved = halveIdentityTaps(c, 2 * r + 1, 65536u);
-                t.shift += halved ? 1 : 0;
-                fits = fits && halved;
-            }
-            for (int m = 0; m <= 2 * r; m++)
-            {
-                hi[R - r + m] = static_cast<uint8_t>(c[m] >> 8);
-                lo[R - r + m] = static_cast<uint8_t>(c[m]);
+                fits = fits && d.fixed[m] < 65536u;
+                hi[R - r + m] = static_cast<uint8_t>(d.fixed[m] >> 8);
+                lo[R - r + m] = static_cast<uint8_t>(d.fixed[m]);
             }
         };
         split(f.x, t.hHi + t.lead, t.hLo + t.lead);
